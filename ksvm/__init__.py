@@ -1,0 +1,21 @@
+"""ksvm: the kernel SVM methods of the book, implemented and tested.
+
+Modules
+-------
+kernels
+    Standard kernels, the rules that build kernels, the explicit polynomial map.
+mercer
+    Mercer's condition checked on a Gram matrix.
+datasets
+    Seeded generators and the bundled real sets, labels in {-1, +1}.
+base
+    What every estimator shares: kernel names to Gram functions, two-class labels.
+"""
+
+from . import base, datasets, kernels, mercer
+from .mercer import check_mercer
+from .nearest_mean import KernelMeanClassifier
+
+__version__ = "0.1.0"
+
+__all__ = ["base", "datasets", "kernels", "mercer", "check_mercer", "KernelMeanClassifier"]

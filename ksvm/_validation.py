@@ -1,0 +1,256 @@
+"""Input validation shared by every function and estimator of ``ksvm``.
+
+Everything here is built on scikit-learn's own validation utilities
+(:func:`sklearn.utils.check_array`,
+:func:`sklearn.utils.multiclass.check_classification_targets`) so that the
+error messages a reader sees are the familiar ones.  What scikit-learn does
+not check for us (positive kernel parameters, integer degrees, a precomputed
+Gram matrix of the right shape, exactly two classes) is checked here, once,
+with a :class:`ValueError` that says what was wrong and what to do.
+
+Nothing in this module modifies its inputs: arrays are converted to float64
+(a copy only when the dtype or layout requires one) and returned.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_array
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+__all__ = [
+    "check_matrix",
+    "check_pair",
+    "check_positive",
+    "check_finite_real",
+    "check_degree",
+    "check_gram",
+    "encode_binary_labels",
+]
+
+
+def check_matrix(X, name="X"):
+    """Return ``X`` as a finite, non-empty, two-dimensional float64 array.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data.  Lists, tuples and arrays of any real dtype are accepted.
+    name : str, default="X"
+        The name used in error messages.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), dtype float64
+        The validated data (the input itself if it was already a float64
+        array; never modified).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not two-dimensional, is empty, holds NaN or infinity, or
+        holds non-numeric or complex values.
+
+    Examples
+    --------
+    >>> check_matrix([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    >>> check_matrix([1, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: Expected 2D array, got 1D array instead...
+    """
+    try:
+        return check_array(
+            X,
+            dtype=np.float64,
+            ensure_2d=True,
+            ensure_all_finite=True,
+            ensure_min_samples=1,
+            ensure_min_features=1,
+            input_name=name,
+        )
+    except TypeError as exc:  # e.g. a dict or another object numpy cannot read
+        raise ValueError(f"{name} must be a real numeric 2-D array-like: {exc}") from exc
+
+
+def check_pair(X, Y=None, names=("X", "Y")):
+    """Validate a pair of data matrices that a kernel compares row by row.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples_X, n_features)
+    Y : array-like of shape (n_samples_Y, n_features) or None
+        If None, ``Y`` is ``X`` (the square Gram matrix of ``X``).
+    names : tuple of str
+        Names used in error messages.
+
+    Returns
+    -------
+    X, Y : ndarray
+        Validated float64 arrays; ``Y is X`` when ``Y`` was None.
+
+    Raises
+    ------
+    ValueError
+        If either fails :func:`check_matrix`, or the numbers of columns differ.
+    """
+    X = check_matrix(X, names[0])
+    if Y is None:
+        return X, X
+    Y = check_matrix(Y, names[1])
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"{names[0]} has {X.shape[1]} features per row but {names[1]} has "
+            f"{Y.shape[1]}; a kernel compares rows of the same length."
+        )
+    return X, Y
+
+
+def check_finite_real(value, name):
+    """Return ``value`` as a float after checking that it is a finite real number.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a real number (booleans included) or is not finite.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}.")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}.")
+    return value
+
+
+def check_positive(value, name):
+    """Return ``value`` as a float after checking that it is finite and > 0.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a real number, is not finite, or is not positive.
+
+    Examples
+    --------
+    >>> check_positive(0.5, "gamma")
+    0.5
+    >>> check_positive(0, "gamma")
+    Traceback (most recent call last):
+    ...
+    ValueError: gamma must be > 0, got 0.0.
+    """
+    value = check_finite_real(value, name)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}.")
+    return value
+
+
+def check_degree(degree, name="degree"):
+    """Return ``degree`` as an int after checking that it is an integer >= 1.
+
+    Raises
+    ------
+    ValueError
+        If ``degree`` is not an integer (a float such as 2.0 is refused, so
+        that a fractional power can never slip in) or is smaller than 1.
+    """
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= 1, got {degree!r}.")
+    if degree < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {degree!r}.")
+    return int(degree)
+
+
+def check_gram(K, n_columns=None, name="K"):
+    """Validate a precomputed kernel (Gram) matrix.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_rows, n_columns)
+        Kernel values between the rows of two data sets.
+    n_columns : int or None
+        If given, the number of columns ``K`` must have (the number of
+        training samples, when ``K`` holds test-versus-training values).
+        If None, ``K`` must be square.
+    name : str
+        The name used in error messages.
+
+    Returns
+    -------
+    K : ndarray, dtype float64
+
+    Raises
+    ------
+    ValueError
+        If ``K`` fails :func:`check_matrix`, is not square when it must be,
+        or has the wrong number of columns.
+    """
+    K = check_matrix(K, name)
+    if n_columns is None:
+        if K.shape[0] != K.shape[1]:
+            raise ValueError(
+                f"A precomputed kernel matrix {name} must be square (n_samples, "
+                f"n_samples), got shape {K.shape}."
+            )
+    elif K.shape[1] != n_columns:
+        raise ValueError(
+            f"A precomputed kernel matrix {name} must have one column per training "
+            f"sample ({n_columns}), got shape {K.shape}."
+        )
+    return K
+
+
+def encode_binary_labels(y):
+    """Map any two class labels onto -1 and +1.
+
+    The first class of ``np.unique(y)`` (the smaller one in sort order)
+    becomes -1, the second +1, as in scikit-learn's binary classifiers, so
+    that ``classes_[1]`` is the "positive" class of ``decision_function``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels of any type that scikit-learn accepts for classification.
+
+    Returns
+    -------
+    y_pm : ndarray of shape (n_samples,), dtype float64
+        The labels as -1.0 and +1.0.
+    classes : ndarray of shape (2,)
+        The two original labels; ``classes[(y_pm > 0).astype(int)]`` gives ``y``.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is continuous, multi-output, or does not hold exactly two classes.
+
+    Examples
+    --------
+    >>> y_pm, classes = encode_binary_labels(["spam", "ham", "spam"])
+    >>> y_pm
+    array([ 1., -1.,  1.])
+    >>> classes
+    array(['ham', 'spam'], dtype='<U4')
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(
+            f"y must be a one-dimensional array of class labels, got shape {y.shape}."
+        )
+    if y.size == 0:
+        raise ValueError("y is empty; at least one sample of each of two classes is needed.")
+    check_classification_targets(y)
+    classes, y_index = np.unique(y, return_inverse=True)
+    shown = f"{classes[:5].tolist()}{'...' if classes.size > 5 else ''}"
+    if classes.size < 2:
+        raise ValueError(
+            f"This is a two-class method: y must hold exactly two classes, got 1 class ({shown})."
+        )
+    y_type = type_of_target(y, input_name="y")
+    if classes.size > 2 or y_type != "binary":
+        raise ValueError(
+            "Only binary classification is supported: y must hold exactly two classes, "
+            f"got {classes.size} classes ({shown}); the type of the target is {y_type}."
+        )
+    return np.where(y_index == 1, 1.0, -1.0), classes

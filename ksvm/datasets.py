@@ -1,0 +1,475 @@
+"""Seeded data sets used across the book, all with labels in {-1, +1}.
+
+Every generator takes ``seed`` (an int, a :class:`numpy.random.Generator` or
+None) and returns ``X`` as a float64 array of shape (n_samples, n_features)
+and ``y`` as an int64 array of -1 and +1, so that a chapter draws the same
+picture on every run.  Nothing is downloaded: the two real sets are the ones
+that ship inside scikit-learn.
+
+=========================  ===================================================
+generator                  what it is for
+=========================  ===================================================
+make_cocianu_state         the two Gaussian classes of Cocianu & State (2013)
+make_checkerboard          the 4 x 4 checkerboard of Ho & Kleinberg (1996)
+make_separable_2d          a linearly separable 2-D set with a known margin
+make_noisy_2d              a 2-D set with a curved boundary and label noise
+make_linear_large          millions of points for the LSVM runs, built in chunks
+load_breast_cancer_pm      scikit-learn's breast cancer set (malignant = +1)
+load_digits_binary         two digits (or two groups of digits) of scikit-learn's set
+=========================  ===================================================
+"""
+
+import numbers
+
+import numpy as np
+from scipy.optimize import linprog
+from sklearn.datasets import load_breast_cancer, load_digits
+
+from ._validation import check_finite_real, check_matrix, encode_binary_labels
+
+__all__ = [
+    "COCIANU_STATE_MEANS",
+    "COCIANU_STATE_COVARIANCES",
+    "is_linearly_separable",
+    "make_cocianu_state",
+    "checkerboard_labels",
+    "make_checkerboard",
+    "make_separable_2d",
+    "make_noisy_2d",
+    "make_linear_large",
+    "load_breast_cancer_pm",
+    "load_digits_binary",
+]
+
+#: Class means of Cocianu & State (2013), section 5: class 1 (label +1) first.
+COCIANU_STATE_MEANS = (np.array([2.0, 0.5]), np.array([1.0, -0.75]))
+#: Class covariance matrices of Cocianu & State (2013), section 5, as printed.
+#: With these means and covariances the distance the paper defines,
+#: ``(mu_1 - mu_2)' (Sigma_1 + Sigma_2)^{-1} (mu_1 - mu_2)``, is 12.417; the paper
+#: reports 12.3844, 0.3% less, presumably from unrounded parameters.
+COCIANU_STATE_COVARIANCES = (
+    np.array([[0.063, -0.0007], [-0.0007, 0.1646]]),
+    np.array([[0.0666, 0.017], [0.017, 0.1063]]),
+)
+
+
+def _check_count(value, name, minimum=1):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def _check_fraction(value, name, low, high):
+    value = check_finite_real(value, name)
+    if not low <= value < high:
+        raise ValueError(f"{name} must be in [{low}, {high}), got {value!r}.")
+    return value
+
+
+def _labels(positive):
+    return np.where(positive, 1, -1).astype(np.int64)
+
+
+def is_linearly_separable(X, y):
+    """Decide by linear programming whether a hyperplane separates two classes.
+
+    The classes are strictly separable exactly when some ``(w, b)`` has
+    ``y_i (w'x_i + b) >= 1`` for every i (scale any strict separator until
+    its smallest margin is 1), a feasibility problem that
+    :func:`scipy.optimize.linprog` decides.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Two class labels.
+
+    Returns
+    -------
+    separable : bool
+
+    Raises
+    ------
+    ValueError
+        On invalid data or labels that are not exactly two classes.
+
+    Examples
+    --------
+    >>> is_linearly_separable([[0.0], [1.0]], [-1, 1])
+    True
+    >>> is_linearly_separable([[0.0], [1.0], [2.0]], [-1, 1, -1])
+    False
+    """
+    X = check_matrix(X)
+    y_pm, _ = encode_binary_labels(y)
+    if len(y_pm) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
+    n, d = X.shape
+    # Variables (w, b): constraints -y_i (x_i'w + b) <= -1, zero objective.
+    A_ub = -y_pm[:, None] * np.hstack([X, np.ones((n, 1))])
+    result = linprog(
+        np.zeros(d + 1),
+        A_ub=A_ub,
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (d + 1),
+        method="highs",
+    )
+    return bool(result.status == 0)
+
+
+def make_cocianu_state(n_pos=60, n_neg=70, *, separable=False, max_tries=1000, seed=None):
+    """Draw the two Gaussian classes of Cocianu & State (2013), section 5.
+
+    Class 1, ``N(mu_1, Sigma_1)`` with ``mu_1 = (2, 0.5)``, gets label +1 and
+    comes first; class 2, ``N(mu_2, Sigma_2)`` with ``mu_2 = (1, -0.75)``,
+    gets -1 (the paper's ordering: the first m examples are positive).  The
+    covariances are :data:`COCIANU_STATE_COVARIANCES`.  The paper trains on
+    60 + 70 linearly separable points and tests on 5000 + 5000.
+
+    Parameters
+    ----------
+    n_pos, n_neg : int >= 1, default=60, 70
+        Sample sizes of the two classes.
+    separable : bool, default=False
+        If True, redraw the whole sample until it is linearly separable (as
+        the paper's training set is), checked by :func:`is_linearly_separable`.
+    max_tries : int >= 1, default=1000
+        How many draws ``separable=True`` may make.
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_pos + n_neg, 2)
+    y : ndarray of shape (n_pos + n_neg,), int64 in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        If a size is not a positive integer, or no separable sample was drawn
+        in ``max_tries`` attempts (raise ``max_tries`` or lower the sizes).
+
+    Examples
+    --------
+    >>> X, y = make_cocianu_state(60, 70, separable=True, seed=0)
+    >>> X.shape, int((y == 1).sum())
+    ((130, 2), 60)
+    """
+    n_pos = _check_count(n_pos, "n_pos")
+    n_neg = _check_count(n_neg, "n_neg")
+    max_tries = _check_count(max_tries, "max_tries")
+    rng = np.random.default_rng(seed)
+    y = _labels(np.arange(n_pos + n_neg) < n_pos)
+    (mu1, mu2), (S1, S2) = COCIANU_STATE_MEANS, COCIANU_STATE_COVARIANCES
+    for _ in range(max_tries if separable else 1):
+        X = np.vstack(
+            [rng.multivariate_normal(mu1, S1, size=n_pos), rng.multivariate_normal(mu2, S2, size=n_neg)]
+        )
+        if not separable or is_linearly_separable(X, y):
+            return X, y
+    raise ValueError(
+        f"No linearly separable sample of {n_pos} + {n_neg} points in {max_tries} "
+        "draws; raise max_tries or use smaller samples."
+    )
+
+
+def checkerboard_labels(X, board=4):
+    """Label points of the unit square by the colour of their checkerboard cell.
+
+    The square ``[0, 1)^2`` is cut into ``board x board`` cells; a point gets
+    +1 if the sum of its cell's row and column indices is even, else -1.
+    Points outside the square are labelled by the same rule extended
+    periodically.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, 2)
+    board : int >= 2, default=4
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples,), int64 in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        If ``X`` does not have two columns or ``board`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> checkerboard_labels([[0.1, 0.1], [0.3, 0.1]])
+    array([ 1, -1])
+    """
+    X = check_matrix(X)
+    board = _check_count(board, "board", minimum=2)
+    if X.shape[1] != 2:
+        raise ValueError(f"The checkerboard is two-dimensional; X has {X.shape[1]} columns.")
+    cells = np.floor(X * board).astype(np.int64)
+    return _labels((cells[:, 0] + cells[:, 1]) % 2 == 0)
+
+
+def make_checkerboard(n_samples=1000, *, board=4, seed=None):
+    """Points drawn uniformly on the unit square, labelled by a checkerboard.
+
+    The Ho & Kleinberg (1996) checkerboard that Mangasarian & Musicant (2001)
+    use for their nonlinear-kernel LSVM runs: 1000 training points on a
+    4 x 4 board.  See :func:`checkerboard_labels` for the labelling.
+
+    Parameters
+    ----------
+    n_samples : int >= 1, default=1000
+    board : int >= 2, default=4
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2), in [0, 1)^2
+    y : ndarray of shape (n_samples,), int64 in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        If ``n_samples`` or ``board`` is out of range.
+
+    Examples
+    --------
+    >>> X, y = make_checkerboard(1000, seed=0)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((1000, 2), [-1, 1])
+    """
+    n_samples = _check_count(n_samples, "n_samples")
+    board = _check_count(board, "board", minimum=2)
+    X = np.random.default_rng(seed).random((n_samples, 2))
+    return X, checkerboard_labels(X, board)
+
+
+def make_separable_2d(n_samples=40, *, margin=1.0, seed=None):
+    """Two Gaussian blobs in 2-D, thinned so that a known line separates them.
+
+    Points are drawn from ``N((1, 1), 0.7^2 I)`` (label +1) and
+    ``N((-1, -1), 0.7^2 I)`` (label -1); any point closer than ``margin / 2``
+    to the line ``x_1 + x_2 = 0``, or on its wrong side, is redrawn.  The line
+    therefore separates the classes with a gap of at least ``margin``, and the
+    maximum-margin line has a margin at least that large.
+
+    Parameters
+    ----------
+    n_samples : int >= 2, default=40
+        Total size; the classes get ``n_samples // 2`` and the rest.
+    margin : float >= 0, default=1.0
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,), int64 in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        If ``n_samples < 2`` or ``margin`` is negative or so large (> 4)
+        that hardly any draw would be kept.
+
+    Examples
+    --------
+    >>> X, y = make_separable_2d(40, seed=0)
+    >>> bool(np.all(y * (X[:, 0] + X[:, 1]) / np.sqrt(2) >= 0.5))
+    True
+    """
+    n_samples = _check_count(n_samples, "n_samples", minimum=2)
+    margin = check_finite_real(margin, "margin")
+    if not 0 <= margin <= 4:
+        raise ValueError(f"margin must be in [0, 4], got {margin!r}.")
+    rng = np.random.default_rng(seed)
+    y = _labels(np.arange(n_samples) < n_samples // 2)
+    X = np.empty((n_samples, 2))
+    todo = np.arange(n_samples)
+    while todo.size:
+        X[todo] = y[todo, None] * 1.0 + 0.7 * rng.standard_normal((todo.size, 2))
+        signed = y[todo] * (X[todo, 0] + X[todo, 1]) / np.sqrt(2)
+        todo = todo[signed < margin / 2]
+    return X, y
+
+
+def _noisy_2d_boundary(X):
+    return X[:, 1] > 0.5 * np.sin(np.pi * X[:, 0])
+
+
+def make_noisy_2d(n_samples=200, *, flip=0.1, return_clean=False, seed=None):
+    """Points on ``[-1, 1]^2`` split by a sine curve, with some labels flipped.
+
+    The clean label is +1 above the curve ``x_2 = 0.5 sin(pi x_1)`` and -1
+    below; each label is then flipped with probability ``flip``.  A linear
+    boundary cannot follow the curve, a low-degree polynomial roughly can, an
+    RBF kernel can (and can also chase the flipped points): the lecture's
+    figures of decision boundaries against C and the kernel.
+
+    Parameters
+    ----------
+    n_samples : int >= 1, default=200
+    flip : float in [0, 0.5), default=0.1
+        Probability that a label is flipped.
+    return_clean : bool, default=False
+        Also return the labels before flipping.
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,), int64 in {-1, +1}
+    y_clean : ndarray of shape (n_samples,)
+        Only if ``return_clean``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_samples`` or ``flip`` is out of range.
+
+    Examples
+    --------
+    >>> X, y, y_clean = make_noisy_2d(200, flip=0.1, return_clean=True, seed=0)
+    >>> round(float(np.mean(y != y_clean)), 2)
+    0.1
+    """
+    n_samples = _check_count(n_samples, "n_samples")
+    flip = _check_fraction(flip, "flip", 0.0, 0.5)
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n_samples, 2))
+    y_clean = _labels(_noisy_2d_boundary(X))
+    y = np.where(rng.random(n_samples) < flip, -y_clean, y_clean)
+    return (X, y, y_clean) if return_clean else (X, y)
+
+
+def make_linear_large(
+    n_samples, n_features=10, *, noise=0.2, chunk_size=100_000, return_coef=False, seed=None
+):
+    """A large two-class set with a linear boundary, built chunk by chunk.
+
+    ``X`` is uniform on ``[-1, 1]^n_features``; a hyperplane ``w'x = b`` with a
+    random unit normal ``w`` and a small offset ``b`` is drawn once, and
+    ``y = sign(w'x - b + noise * e)`` with standard normal ``e``, so that
+    about ``noise`` controls how many points lie on the wrong side.
+
+    The result is written into preallocated arrays ``chunk_size`` rows at a
+    time, so the memory used beyond ``X`` and ``y`` is a few chunks.  The
+    features and the noise come from two independent streams spawned from
+    ``seed``, which makes the data independent of ``chunk_size``.
+
+    Parameters
+    ----------
+    n_samples : int >= 1
+        The number of points (the LSVM paper's largest run has 2,000,000).
+    n_features : int >= 1, default=10
+    noise : float >= 0, default=0.2
+        Standard deviation of the Gaussian noise added to ``w'x - b``.
+    chunk_size : int >= 1, default=100_000
+    return_coef : bool, default=False
+        Also return the true ``w`` and ``b``.
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), int64 in {-1, +1}
+    w, b : ndarray of shape (n_features,), float
+        Only if ``return_coef``.
+
+    Raises
+    ------
+    ValueError
+        If a size is not a positive integer or ``noise`` is negative.
+
+    Examples
+    --------
+    >>> X, y = make_linear_large(1000, 10, seed=0)
+    >>> X.shape, y.dtype
+    ((1000, 10), dtype('int64'))
+    """
+    n_samples = _check_count(n_samples, "n_samples")
+    n_features = _check_count(n_features, "n_features")
+    chunk_size = _check_count(chunk_size, "chunk_size")
+    noise = check_finite_real(noise, "noise")
+    if noise < 0:
+        raise ValueError(f"noise must be >= 0, got {noise!r}.")
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(n_features)
+    w /= np.linalg.norm(w)
+    b = float(rng.uniform(-0.1, 0.1))
+    x_stream, noise_stream = rng.spawn(2)
+    X = np.empty((n_samples, n_features))
+    y = np.empty(n_samples, dtype=np.int64)
+    for start in range(0, n_samples, chunk_size):
+        stop = min(start + chunk_size, n_samples)
+        block = X[start:stop]
+        block[...] = x_stream.uniform(-1.0, 1.0, size=block.shape)
+        score = block @ w - b + noise * noise_stream.standard_normal(stop - start)
+        y[start:stop] = np.where(score >= 0, 1, -1)
+    return (X, y, w, b) if return_coef else (X, y)
+
+
+def load_breast_cancer_pm():
+    """scikit-learn's Wisconsin breast cancer set with labels in {-1, +1}.
+
+    569 samples, 30 features; malignant tumours (scikit-learn's class 0) are
+    +1, benign ones -1.  The features are returned as they are, unscaled.
+
+    Returns
+    -------
+    X : ndarray of shape (569, 30)
+    y : ndarray of shape (569,), int64 in {-1, +1}
+
+    Examples
+    --------
+    >>> X, y = load_breast_cancer_pm()
+    >>> X.shape, int((y == 1).sum())
+    ((569, 30), 212)
+    """
+    data = load_breast_cancer()
+    return np.asarray(data.data, dtype=np.float64), _labels(data.target == 0)
+
+
+def _digit_set(value, name):
+    values = [value] if isinstance(value, numbers.Integral) else list(value)
+    if not values or any(
+        isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or not 0 <= v <= 9
+        for v in values
+    ):
+        raise ValueError(f"{name} must be a digit 0-9 or a non-empty list of digits, got {value!r}.")
+    return {int(v) for v in values}
+
+
+def load_digits_binary(positive=3, negative=8):
+    """scikit-learn's 8 x 8 digits as a two-class task.
+
+    Parameters
+    ----------
+    positive : int or iterable of int, default=3
+        The digit(s) labelled +1.
+    negative : int or iterable of int, default=8
+        The digit(s) labelled -1; must not overlap ``positive``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 64)
+        Pixel intensities 0-16, unscaled.
+    y : ndarray of shape (n_samples,), int64 in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        If a digit is not in 0-9, or the two groups overlap.
+
+    Examples
+    --------
+    >>> X, y = load_digits_binary(3, 8)
+    >>> X.shape
+    (357, 64)
+    """
+    pos = _digit_set(positive, "positive")
+    neg = _digit_set(negative, "negative")
+    if pos & neg:
+        raise ValueError(f"positive and negative share the digits {sorted(pos & neg)}.")
+    data = load_digits()
+    keep = np.isin(data.target, sorted(pos | neg))
+    return np.asarray(data.data[keep], dtype=np.float64), _labels(np.isin(data.target[keep], sorted(pos)))

@@ -1,0 +1,120 @@
+"""The nearest-class-mean classifier in feature space: a kernel method in one line.
+
+Map every point into the feature space ``F`` by ``Phi``, average each class,
+and give a new point the label of the nearer mean:
+
+.. math::
+
+    f(x) = \\|\\Phi(x) - \\mu_-\\|^2 - \\|\\Phi(x) - \\mu_+\\|^2 ,
+    \\qquad \\mu_\\pm = \\frac{1}{n_\\pm} \\sum_{y_i = \\pm 1} \\Phi(x_i).
+
+Expanding the squares, ``Phi`` appears only inside inner products, which the
+kernel supplies:
+
+.. math::
+
+    f(x) = \\sum_i c_i\\, k(x_i, x) + b, \\qquad
+    c_i = \\frac{2 y_i}{n_{y_i}}, \\qquad
+    b = \\frac{1}{n_-^2}\\sum_{y_i = y_j = -1} k(x_i, x_j)
+      - \\frac{1}{n_+^2}\\sum_{y_i = y_j = +1} k(x_i, x_j).
+
+The decision function has the same form as an SVM's, ``sum_i c_i k(x_i, x) + b``,
+but every training point carries weight: nothing is sparse.
+
+References
+----------
+Schölkopf, B. and Smola, A. J. (2002), *Learning with Kernels*, section 1.2.
+"""
+
+import numpy as np
+
+from .base import BaseKernelClassifier
+
+__all__ = ["KernelMeanClassifier"]
+
+
+class KernelMeanClassifier(BaseKernelClassifier):
+    """Assign each point to the class whose mean in feature space is nearer.
+
+    Parameters
+    ----------
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+        The kernel; see :func:`ksvm.base.make_kernel`.
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+        Kernel coefficient for 'poly', 'rbf', 'exponential' and 'sigmoid';
+        see :func:`ksvm.base.resolve_gamma`.
+    degree : int >= 1, default=3
+        Degree of the 'poly' kernel.
+    coef0 : float, default=1.0
+        Constant term of the 'poly' and 'sigmoid' kernels.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two class labels; ``classes_[1]`` is the positive class.
+    dual_coef_ : ndarray of shape (n_train,)
+        The weights ``c_i = 2 y_i / n_{y_i}`` of ``f(x) = sum_i c_i k(x_i, x) + b``.
+    intercept_ : float
+        The constant ``b``.
+    X_fit_ : ndarray of shape (n_train, n_features) or None
+        The training data (None for a precomputed kernel).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [4.0], [5.0]])
+    >>> clf = KernelMeanClassifier(kernel="linear").fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[1.5], [3.5]])
+    array(['a', 'b'], dtype='<U1')
+    """
+
+    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def fit(self, X, y):
+        """Compute the two class means in feature space (through the kernel).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, or the ``(n_samples, n_samples)`` Gram matrix if
+            ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,)
+            Two class labels of any type.
+
+        Returns
+        -------
+        self : KernelMeanClassifier
+
+        Raises
+        ------
+        ValueError
+            On invalid data, labels that are not exactly two classes, or
+            invalid kernel parameters.
+        """
+        K, y_pm = self._fit_gram(X, y)
+        pos, neg = y_pm > 0, y_pm < 0
+        n_pos, n_neg = pos.sum(), neg.sum()
+        self.dual_coef_ = np.where(pos, 2.0 / n_pos, -2.0 / n_neg)
+        self.intercept_ = float(K[np.ix_(neg, neg)].mean() - K[np.ix_(pos, pos)].mean())
+        return self
+
+    def decision_function(self, X):
+        """Squared distance to the negative mean minus that to the positive mean.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Positive where the point is nearer the mean of ``classes_[1]``.
+        """
+        return self._test_gram(X) @ self.dual_coef_ + self.intercept_

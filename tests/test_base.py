@@ -1,0 +1,180 @@
+"""The shared estimator machinery: kernel names, gamma, labels, and KernelMeanClassifier."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from ksvm import KernelMeanClassifier, kernels
+from ksvm._validation import encode_binary_labels
+from ksvm.base import KERNELS, make_kernel, resolve_gamma
+from ksvm.datasets import make_noisy_2d
+
+from .conftest import frozen
+
+
+@parametrize_with_checks(
+    [
+        KernelMeanClassifier(),
+        KernelMeanClassifier(kernel="linear"),
+        KernelMeanClassifier(kernel="poly", degree=2, gamma="auto"),
+        KernelMeanClassifier(kernel="precomputed"),
+    ]
+)
+def test_scikit_learn_compatible(estimator, check):
+    check(estimator)
+
+
+# --- make_kernel and resolve_gamma -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, direct",
+    [
+        ("linear", lambda X, Y: kernels.linear_kernel(X, Y)),
+        ("poly", lambda X, Y: kernels.polynomial_kernel(X, Y, degree=4, gamma=0.5, coef0=2.0)),
+        ("rbf", lambda X, Y: kernels.rbf_kernel(X, Y, gamma=0.5)),
+        ("exponential", lambda X, Y: kernels.exponential_kernel(X, Y, gamma=0.5)),
+        ("sigmoid", lambda X, Y: kernels.sigmoid_kernel(X, Y, gamma=0.5, coef0=2.0)),
+    ],
+)
+def test_make_kernel_names_the_kernels(name, direct, rng):
+    X, Y = rng.standard_normal((5, 3)), rng.standard_normal((4, 3))
+    k = make_kernel(name, gamma=0.5, degree=4, coef0=2.0)
+    assert_array_equal(k(X, Y), direct(X, Y))
+    assert_array_equal(k(X), direct(X, X))
+
+
+def test_make_kernel_checks_only_the_parameters_a_kernel_uses():
+    make_kernel("linear", gamma=-1.0, degree=0)  # linear uses none of them
+    make_kernel("rbf", degree=0.5)  # rbf ignores degree
+    with pytest.raises(ValueError, match="gamma must be > 0"):
+        make_kernel("rbf", gamma=-1.0)
+    with pytest.raises(ValueError, match="degree must be an integer"):
+        make_kernel("poly", degree=0)
+    with pytest.raises(ValueError, match="coef0 must be finite"):
+        make_kernel("sigmoid", coef0=np.nan)
+
+
+def test_make_kernel_rejects_unknown_names():
+    with pytest.raises(ValueError, match="kernel must be one of 'linear', 'poly'"):
+        make_kernel("gaussian")
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        make_kernel(3)
+    assert set(KERNELS) == {"linear", "poly", "rbf", "exponential", "sigmoid"}
+
+
+def test_callable_kernel_output_is_checked(rng):
+    X = rng.standard_normal((4, 2))
+    assert_allclose(make_kernel(lambda A, B: A @ B.T)(X), X @ X.T)
+    with pytest.raises(ValueError, match=r"shape \(4,\).*\(4, 4\)"):
+        make_kernel(lambda A, B: A[:, 0])(X)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        make_kernel(lambda A, B: np.full((len(A), len(B)), np.nan))(X)
+
+
+def test_resolve_gamma():
+    X = np.array([[0.0, 2.0], [2.0, 0.0]])  # variance 1 over all entries
+    assert resolve_gamma("scale", X) == pytest.approx(0.5)
+    assert resolve_gamma("auto", X) == 0.5
+    assert resolve_gamma("scale", np.ones((3, 2))) == 1.0  # constant data
+    assert resolve_gamma(2, X) == 2.0
+    for bad in ["large", 0, -1.0, np.inf]:
+        with pytest.raises(ValueError, match="gamma"):
+            resolve_gamma(bad, X)
+
+
+# --- two-class labels --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "y, classes",
+    [
+        ([3, 7, 7, 3], [3, 7]),
+        (["no", "yes", "yes"], ["no", "yes"]),
+        ([-1, 1, 1], [-1, 1]),
+        ([0.0, 1.0, 0.0], [0.0, 1.0]),
+        ([False, True], [False, True]),
+    ],
+)
+def test_any_two_labels_map_to_plus_minus_one_and_back(y, classes):
+    y_pm, found = encode_binary_labels(y)
+    assert_array_equal(found, classes)
+    assert set(y_pm.tolist()) == {-1.0, 1.0}
+    assert_array_equal(found[(y_pm > 0).astype(int)], np.asarray(y))
+
+
+@pytest.mark.parametrize(
+    "y, message",
+    [
+        ([1, 1, 1], "exactly two classes, got 1 class"),
+        ([1, 2, 3], "exactly two classes, got 3 classes"),
+        ([0.5, 1.5, 2.5], "Unknown label type"),
+        ([[0, 1], [1, 0]], "one-dimensional"),
+        ([], "empty"),
+    ],
+)
+def test_bad_labels(y, message):
+    with pytest.raises(ValueError, match=message):
+        encode_binary_labels(y)
+
+
+# --- KernelMeanClassifier against a brute-force computation in feature space -----------------
+
+
+def test_kernel_mean_classifier_equals_explicit_feature_space_means(rng):
+    X, y = make_noisy_2d(80, seed=1)
+    X_test = rng.uniform(-1, 1, size=(40, 2))
+    clf = KernelMeanClassifier(kernel="poly", degree=3, gamma=1.0, coef0=1.0).fit(X, y)
+    Phi, Phi_test = kernels.polynomial_feature_map(X, 3), kernels.polynomial_feature_map(X_test, 3)
+    mu_pos, mu_neg = Phi[y == 1].mean(0), Phi[y == -1].mean(0)
+    expected = np.array(
+        [np.sum((p - mu_neg) ** 2) - np.sum((p - mu_pos) ** 2) for p in Phi_test]
+    )
+    assert_allclose(clf.decision_function(X_test), expected, rtol=1e-10, atol=1e-10)
+    assert_array_equal(clf.predict(X_test), np.where(expected > 0, 1, -1))
+
+
+def test_precomputed_kernel_gives_the_same_classifier(rng):
+    X, y = make_noisy_2d(60, seed=2)
+    X_test = rng.uniform(-1, 1, size=(25, 2))
+    direct = KernelMeanClassifier(kernel="rbf", gamma=2.0).fit(X, y)
+    pre = KernelMeanClassifier(kernel="precomputed").fit(kernels.rbf_kernel(X, gamma=2.0), y)
+    assert_allclose(
+        pre.decision_function(kernels.rbf_kernel(X_test, X, gamma=2.0)),
+        direct.decision_function(X_test),
+        rtol=1e-12,
+    )
+    with pytest.raises(ValueError, match="one column per training sample"):
+        pre.decision_function(np.ones((3, 5)))
+    with pytest.raises(ValueError, match="must be square"):
+        KernelMeanClassifier(kernel="precomputed").fit(np.ones((60, 3)), y)
+
+
+def test_callable_kernel_estimator(rng):
+    X, y = make_noisy_2d(50, seed=3)
+    by_name = KernelMeanClassifier(kernel="linear").fit(X, y)
+    by_callable = KernelMeanClassifier(kernel=lambda A, B: A @ B.T).fit(X, y)
+    assert_allclose(by_callable.decision_function(X), by_name.decision_function(X), rtol=1e-12)
+
+
+def test_estimator_does_not_modify_its_inputs():
+    X, y = make_noisy_2d(30, seed=4)
+    X_ro, y_ro = frozen(X), y.copy()
+    y_ro.flags.writeable = False
+    clf = KernelMeanClassifier().fit(X_ro, y_ro)
+    clf.predict(X_ro)
+    assert_array_equal(X_ro, X)
+    assert_array_equal(y_ro, y)
+
+
+def test_estimator_bad_hyper_parameters_fail_at_fit():
+    X, y = make_noisy_2d(30, seed=5)
+    for params, message in [
+        ({"gamma": -1.0}, "gamma must be > 0"),
+        ({"gamma": "wide"}, "gamma must be 'scale', 'auto'"),
+        ({"kernel": "poly", "degree": 0}, "degree must be an integer"),
+        ({"kernel": "cosine"}, "kernel must be one of"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            KernelMeanClassifier(**params).fit(X, y)
