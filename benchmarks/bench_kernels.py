@@ -1,0 +1,50 @@
+"""Time the Gram matrices of ksvm.kernels against sklearn.metrics.pairwise.
+
+Prints, for each kernel and size, the best of several runs for each library
+and the ratio ksvm / scikit-learn measured in this one run (below 1 means
+ksvm is faster).  Not a test: nothing here asserts a time.
+
+    python benchmarks/bench_kernels.py [--repeat 5]
+"""
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.metrics import pairwise
+
+from ksvm import kernels
+
+PAIRS = {
+    "linear": (kernels.linear_kernel, pairwise.linear_kernel, {}),
+    "poly": (kernels.polynomial_kernel, pairwise.polynomial_kernel, {"degree": 3, "gamma": 0.1, "coef0": 1.0}),
+    "rbf": (kernels.rbf_kernel, pairwise.rbf_kernel, {"gamma": 0.1}),
+    "sigmoid": (kernels.sigmoid_kernel, pairwise.sigmoid_kernel, {"gamma": 0.01, "coef0": 0.5}),
+}
+
+
+def best_time(function, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"{'kernel':8} {'n':>6} {'d':>4} {'ksvm [ms]':>10} {'sklearn [ms]':>13} {'ratio':>6}")
+    for n, d in [(1000, 10), (3000, 50), (5000, 100)]:
+        X = rng.standard_normal((n, d))
+        for name, (ours, theirs, params) in PAIRS.items():
+            t_ours = best_time(lambda: ours(X, **params), args.repeat)
+            t_theirs = best_time(lambda: theirs(X, **params), args.repeat)
+            print(f"{name:8} {n:6d} {d:4d} {1e3 * t_ours:10.1f} {1e3 * t_theirs:13.1f} {t_ours / t_theirs:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
