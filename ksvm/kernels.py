@@ -242,8 +242,11 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1.0):
     """Sigmoid kernel ``k(x, z) = tanh(gamma x'z + coef0)``.
 
     The lecture writes it ``tanh(beta_0 x'z + beta_1)``: ``gamma = beta_0`` and
-    ``coef0 = beta_1``.  It satisfies Mercer's condition only for some
-    parameters and data; see :func:`ksvm.mercer.check_mercer`.
+    ``coef0 = beta_1``.  It is not a valid kernel on all of R^d for any
+    ``gamma > 0`` and ``coef0``: some three points always give a Gram matrix
+    with a negative eigenvalue (the Mercer chapter proves it), although the
+    Gram matrix of a particular data set may pass
+    :func:`ksvm.mercer.check_mercer`.
 
     Parameters
     ----------

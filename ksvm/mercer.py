@@ -51,12 +51,21 @@ class MercerReport:
     is_psd: bool
 
     def __str__(self):
+        """One line; values within ``tol`` of zero print as 0, so that the text
+        does not depend on rounding noise of the machine that ran it."""
+
+        def show(value):
+            return "0" if abs(value) <= self.tol else f"{value:.4g}"
+
         verdict = "PSD" if self.is_psd else "NOT PSD"
+        symmetry = (
+            "symmetric"
+            if self.symmetric
+            else f"not symmetric (max |K_ij - K_ji| = {self.max_asymmetry:.3g})"
+        )
         return (
-            f"{verdict} (n={self.n}): symmetric={self.symmetric} "
-            f"(max asymmetry {self.max_asymmetry:.2e}), "
-            f"eigenvalues in [{self.min_eigenvalue:.4g}, {self.max_eigenvalue:.4g}], "
-            f"tol={self.tol:.2e}"
+            f"{verdict} (n={self.n}): {symmetry}, eigenvalues in "
+            f"[{show(self.min_eigenvalue)}, {show(self.max_eigenvalue)}], tol={self.tol:.2e}"
         )
 
 

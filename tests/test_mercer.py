@@ -132,6 +132,12 @@ def test_input_is_not_modified(rng):
     assert_array_equal(K, A)
 
 
-def test_report_prints_its_verdict():
-    text = str(check_mercer([[1.0, 2.0], [2.0, 1.0]]))
-    assert text.startswith("NOT PSD (n=2)")
+def test_report_prints_its_verdict_and_rounding_noise_as_zero(rng):
+    assert str(check_mercer([[1.0, 2.0], [2.0, 1.0]])) == (
+        "NOT PSD (n=2): symmetric, eigenvalues in [-1, 3], tol=1.33e-15"
+    )
+    X = rng.standard_normal((50, 2))
+    report = check_mercer(kernels.linear_kernel(X))  # rank 2: 48 zero eigenvalues
+    assert report.min_eigenvalue != 0
+    assert "eigenvalues in [0, " in str(report)
+    assert "not symmetric (max |K_ij - K_ji| = 1)" in str(check_mercer([[2.0, 1.0], [0.0, 2.0]]))
