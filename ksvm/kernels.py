@@ -93,7 +93,15 @@ def squared_distances(X, Y=None):
     same = Y is X
     x2 = np.einsum("ij,ij->i", X, X)
     y2 = x2 if same else np.einsum("ij,ij->i", Y, Y)
-    D2 = x2[:, None] + y2[None, :] - 2.0 * (X @ Y.T)
+    # Every entry is (||x||^2 + ||y||^2) - 2 x'y in that order, so that the
+    # square case is exactly symmetric (doubling is exact in floating point).
+    # The sums are formed a block of rows at a time: one n_X x n_Y array in all.
+    D2 = X @ Y.T
+    D2 *= 2.0
+    rows = max(1, 65536 // D2.shape[1])
+    for start in range(0, D2.shape[0], rows):
+        block = D2[start : start + rows]
+        np.subtract(x2[start : start + rows, None] + y2[None, :], block, out=block)
     np.maximum(D2, 0.0, out=D2)
     if same:
         np.fill_diagonal(D2, 0.0)
@@ -168,7 +176,8 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
     K = X @ Y.T
     K *= gamma
     K += coef0
-    return K**degree
+    K **= degree
+    return K
 
 
 def rbf_kernel(X, Y=None, gamma=None):

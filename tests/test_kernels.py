@@ -96,12 +96,16 @@ def test_hand_checkable_values():
     assert_array_equal(K.squared_distances(x, z), [[13.0]])
 
 
-def test_squared_distances_exact_zero_diagonal_and_nonnegative(rng):
-    X = 1e8 + rng.standard_normal((50, 3))  # cancellation-prone
+def test_squared_distances_exact_zero_diagonal_nonnegative_and_symmetric(rng):
+    X = 1e8 + rng.standard_normal((300, 3))  # cancellation-prone; several row blocks
     D2 = K.squared_distances(X)
     assert_array_equal(np.diag(D2), 0.0)
     assert np.all(D2 >= 0)
-    assert_allclose(D2, D2.T)
+    assert_array_equal(D2, D2.T)
+    Z = rng.standard_normal((300, 3))
+    assert_array_equal(K.rbf_kernel(Z), K.rbf_kernel(Z).T)
+    naive = np.array([[np.sum((a - b) ** 2) for b in Z[:40]] for a in Z])
+    assert_allclose(K.squared_distances(Z, Z[:40]), naive, rtol=1e-12, atol=1e-12)
 
 
 # --- the explicit polynomial feature map --------------------------------------------
