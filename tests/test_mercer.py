@@ -77,6 +77,18 @@ def test_verdict_does_not_depend_on_scale(rng):
         assert not check_mercer(scale * (kernels.rbf_kernel(X, gamma=1.0) - 2 * np.eye(30))).is_psd
 
 
+def test_default_tolerance_formula():
+    K = np.diag([3.0, -2.0, 1.0])  # ||K||_2 = 3
+    assert check_mercer(K).tol == 10 * 3 * np.finfo(np.float64).eps * 3
+    assert check_mercer(np.diag([0.5, 0.25])).tol == 10 * 2 * np.finfo(np.float64).eps  # floor 1
+
+
+def test_all_ones_matrices_are_psd():
+    """Rank one, eigenvalues n and 0: eigvalsh returns slightly negative zeros."""
+    for n in range(1, 60):
+        assert check_mercer(np.ones((n, n))).is_psd
+
+
 def test_explicit_tolerance():
     K = np.array([[1.0, 0.0], [0.0, -1e-6]])
     assert not check_mercer(K).is_psd
@@ -134,7 +146,7 @@ def test_input_is_not_modified(rng):
 
 def test_report_prints_its_verdict_and_rounding_noise_as_zero(rng):
     assert str(check_mercer([[1.0, 2.0], [2.0, 1.0]])) == (
-        "NOT PSD (n=2): symmetric, eigenvalues in [-1, 3], tol=1.33e-15"
+        "NOT PSD (n=2): symmetric, eigenvalues in [-1, 3], tol=1.33e-14"
     )
     X = rng.standard_normal((50, 2))
     report = check_mercer(kernels.linear_kernel(X))  # rank 2: 48 zero eigenvalues
