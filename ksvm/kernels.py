@@ -90,19 +90,45 @@ def squared_distances(X, Y=None):
     array([[25.]])
     """
     X, Y = check_pair(X, Y)
+    return _squared_distances(X, Y)
+
+
+#: Below this fraction of ||x||^2 + ||y||^2 a squared distance is recomputed
+#: directly (relative error then at most about eps / _CANCELLATION = 2e-12).
+_CANCELLATION = 1e-4
+
+
+def _squared_distances(X, Y):
+    """:func:`squared_distances` of validated arrays (``Y is X`` for the square case)."""
     same = Y is X
     x2 = np.einsum("ij,ij->i", X, X)
     y2 = x2 if same else np.einsum("ij,ij->i", Y, Y)
     # Every entry is (||x||^2 + ||y||^2) - 2 x'y in that order, so that the
     # square case is exactly symmetric (doubling is exact in floating point).
     # The sums are formed a block of rows at a time: one n_X x n_Y array in all.
+    #
+    # For nearby points the subtraction cancels: its absolute error is about
+    # eps * (||x||^2 + ||y||^2).  Where the result is small next to that sum it
+    # is recomputed from the differences x - y themselves, so every entry keeps
+    # a relative error of at most about eps / _CANCELLATION.  Entries that are
+    # not recomputed are >= _CANCELLATION * (||x||^2 + ||y||^2) >= 0, and the
+    # recomputed ones are sums of squares: no result is negative.
     D2 = X @ Y.T
     D2 *= 2.0
+    y2_max = y2.max()
     rows = max(1, 65536 // D2.shape[1])
     for start in range(0, D2.shape[0], rows):
-        block = D2[start : start + rows]
-        np.subtract(x2[start : start + rows, None] + y2[None, :], block, out=block)
-    np.maximum(D2, 0.0, out=D2)
+        stop = min(start + rows, D2.shape[0])
+        block = D2[start:stop]
+        norms = x2[start:stop, None] + y2[None, :]
+        np.subtract(norms, block, out=block)
+        if same:  # the diagonal is set to exactly 0 below; keep it out of the check
+            block[np.arange(stop - start), np.arange(start, stop)] = np.inf
+        if block.min() < _CANCELLATION * (x2[start:stop].max() + y2_max):
+            norms *= _CANCELLATION
+            i, j = np.nonzero(block < norms)
+            diff = X[start + i] - Y[j]
+            block[i, j] = np.einsum("ij,ij->i", diff, diff)
     if same:
         np.fill_diagonal(D2, 0.0)
     return D2
@@ -207,7 +233,7 @@ def rbf_kernel(X, Y=None, gamma=None):
     """
     X, Y = check_pair(X, Y)
     gamma = _default_gamma(gamma, X.shape[1])
-    D2 = squared_distances(X, None if Y is X else Y)
+    D2 = _squared_distances(X, Y)
     D2 *= -gamma
     return np.exp(D2, out=D2)
 
@@ -242,7 +268,7 @@ def exponential_kernel(X, Y=None, gamma=None):
     """
     X, Y = check_pair(X, Y)
     gamma = _default_gamma(gamma, X.shape[1])
-    D = np.sqrt(squared_distances(X, None if Y is X else Y))
+    D = np.sqrt(_squared_distances(X, Y))
     D *= -gamma
     return np.exp(D, out=D)
 

@@ -96,6 +96,18 @@ def test_hand_checkable_values():
     assert_array_equal(K.squared_distances(x, z), [[13.0]])
 
 
+def test_distances_of_nearby_points_are_accurate():
+    """||x||^2 + ||z||^2 - 2x'z cancels for nearby points; the result must not."""
+    a = np.array([1000.0, -2000.0, 500.0])
+    X = np.vstack([a, a + [1e-6, 0.0, 0.0], a + [0.0, 3e-6, 4e-6]])
+    D2 = K.squared_distances(X)
+    naive = np.array([[np.sum((x - z) ** 2) for z in X] for x in X])
+    assert_allclose(D2, naive, rtol=1e-6)
+    E = K.exponential_kernel(X, gamma=1.0)
+    assert_allclose(E, np.exp(-np.sqrt(naive)), rtol=1e-12)
+    assert check_mercer(E).is_psd
+
+
 def test_squared_distances_exact_zero_diagonal_nonnegative_and_symmetric(rng):
     X = 1e8 + rng.standard_normal((300, 3))  # cancellation-prone; several row blocks
     D2 = K.squared_distances(X)
