@@ -284,11 +284,11 @@ def make_separable_2d(n_samples=40, *, margin=1.0, seed=None):
     rng = np.random.default_rng(seed)
     y = _labels(np.arange(n_samples) < n_samples // 2)
     X = np.empty((n_samples, 2))
-    todo = np.arange(n_samples)
-    while todo.size:
-        X[todo] = y[todo, None] * 1.0 + 0.7 * rng.standard_normal((todo.size, 2))
-        signed = y[todo] * (X[todo, 0] + X[todo, 1]) / np.sqrt(2)
-        todo = todo[signed < margin / 2]
+    redraw = np.arange(n_samples)
+    while redraw.size:
+        X[redraw] = y[redraw, None] * 1.0 + 0.7 * rng.standard_normal((redraw.size, 2))
+        signed = y[redraw] * (X[redraw, 0] + X[redraw, 1]) / np.sqrt(2)
+        redraw = redraw[signed < margin / 2]
     return X, y
 
 
