@@ -10,12 +10,27 @@ datasets
     Seeded generators and the bundled real sets, labels in {-1, +1}.
 base
     What every estimator shares: kernel names to Gram functions, two-class labels.
+smo
+    SMO for the soft-margin SVM dual, and the estimator SoftMarginSVC.
+primal
+    The primal QP and the hinge form, solved directly (small problems).
 """
 
-from . import base, datasets, kernels, mercer
+from . import base, datasets, kernels, mercer, primal, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
+from .smo import SoftMarginSVC
 
 __version__ = "0.1.0"
 
-__all__ = ["base", "datasets", "kernels", "mercer", "check_mercer", "KernelMeanClassifier"]
+__all__ = [
+    "base",
+    "datasets",
+    "kernels",
+    "mercer",
+    "primal",
+    "smo",
+    "check_mercer",
+    "KernelMeanClassifier",
+    "SoftMarginSVC",
+]

@@ -206,14 +206,20 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
             return False
         return "gamma" in KERNELS.get(self.kernel, (None, ()))[1]
 
-    def _test_gram(self, X):
-        """Validate test data; return the Gram block K(X, X_fit_)."""
+    def _test_gram(self, X, columns=None):
+        """Validate test data; return the Gram block K(X, X_fit_[columns]).
+
+        ``columns`` (indices of training points, e.g. the support vectors)
+        limits the work to those columns; None means all of them.
+        """
         check_is_fitted(self, "classes_")
         if self.kernel != "precomputed":
             X = validate_data(self, X, dtype=np.float64, reset=False)
-            return self._kernel_function()(X, self.X_fit_)
+            train = self.X_fit_ if columns is None else self.X_fit_[columns]
+            return self._kernel_function()(X, train)
         try:
-            return validate_data(self, X, dtype=np.float64, reset=False)
+            K = validate_data(self, X, dtype=np.float64, reset=False)
+            return K if columns is None else K[:, columns]
         except ValueError as exc:
             if "features" not in str(exc):
                 raise

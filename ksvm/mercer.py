@@ -69,7 +69,7 @@ class MercerReport:
         )
 
 
-def check_mercer(K, tol=None):
+def check_mercer(K, tol=None, *, eps=None):
     """Check that a Gram matrix is symmetric and positive semi-definite.
 
     Parameters
@@ -86,6 +86,11 @@ def check_mercer(K, tol=None):
         been seen to return -1.04 n eps ||K||_2 for the (PSD) 12 x 12 matrix
         of ones, so the default allows ten times that.  The floor of 1 keeps
         a tiny matrix from being judged on an absurdly small scale.
+    eps : float > 0 or None, default=None
+        The machine epsilon of the arithmetic that produced ``K``, used in
+        the default ``tol``; None means float64's.  A Gram matrix computed in
+        float32 carries rounding errors of float32's size (1.2e-7) even after
+        conversion to float64: pass ``np.finfo(np.float32).eps``.
 
     Returns
     -------
@@ -120,7 +125,8 @@ def check_mercer(K, tol=None):
     lo, hi = float(eigenvalues[0]), float(eigenvalues[-1])
     if tol is None:
         scale = max(1.0, abs(lo), abs(hi))
-        tol = 10 * n * np.finfo(np.float64).eps * scale
+        eps = np.finfo(np.float64).eps if eps is None else check_positive(eps, "eps")
+        tol = 10 * n * eps * scale
     else:
         tol = check_positive(tol, "tol")
     asym = float(np.max(np.abs(K - K.T)))

@@ -1,0 +1,427 @@
+"""Sequential minimal optimization (SMO) for the soft-margin SVM dual.
+
+The dual of the soft-margin SVM (lecture notes) is
+
+.. math::
+
+    \\max_{\\lambda}\\ \\Theta(\\lambda) = \\sum_i \\lambda_i
+        - \\tfrac12 \\sum_{i,j} \\lambda_i \\lambda_j y_i y_j K_{ij}
+    \\quad\\text{s.t.}\\quad 0 \\le \\lambda_i \\le C,\\ \\ \\sum_i \\lambda_i y_i = 0 .
+
+SMO (Platt, 1998) changes two multipliers at a time, the fewest that can move
+without leaving the hyperplane ``sum_i lambda_i y_i = 0``.  Along the direction
+``lambda_i += y_i t``, ``lambda_j -= y_j t`` the objective is a parabola in
+``t`` whose maximiser is clipped to the box, so each step is solved exactly.
+
+Which pair to move is the "working-set selection".  With the gradient
+``G = Q lambda - e`` of the minimisation form (``Q_ij = y_i y_j K_ij``) write
+``F = -y * G``.  Then
+
+* ``I_up = {t : lambda_t < C, y_t = +1  or  lambda_t > 0, y_t = -1}`` are the
+  multipliers that can move so as to raise ``F``'s side of the constraint, and
+  ``I_low`` the mirror set; the KKT conditions say exactly
+  ``max_{I_up} F <= min_{I_low} F``, with the bias ``b`` in between;
+* the first index ``i`` maximises ``F`` over ``I_up`` (one end of the maximal
+  violating pair), and the second minimises ``-(F_i - F_t)^2 / a_it`` over the
+  ``t`` in ``I_low`` with ``F_t < F_i``, where ``a_it = K_ii + K_tt - 2 K_it``:
+  the exact gain of the step for that pair (the second-order rule of Fan, Chen
+  & Lin, 2005).  ``selection='mvp'`` takes ``argmin F`` instead;
+* the iteration stops when ``max_{I_up} F - min_{I_low} F <= tol``, libsvm's
+  criterion, so that ``tol`` means the same as scikit-learn's ``SVC(tol=...)``.
+
+The implementation works on the full Gram matrix (no kernel cache or
+shrinking): memory ``8 n^2`` bytes, each iteration ``O(n)`` vector operations.
+
+References
+----------
+Platt (1998); Fan, Chen & Lin (2005); the lecture notes for the dual.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_gram, check_positive, encode_binary_labels
+from .base import BaseKernelClassifier
+from .mercer import check_mercer
+
+__all__ = ["SMOResult", "smo", "dual_objective", "SoftMarginSVC"]
+
+#: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
+_TAU = 1e-12
+
+
+@dataclass
+class SMOResult:
+    """What :func:`smo` returns.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n,)
+        The multipliers ``lambda_i`` (0 <= alpha <= C).
+    b : float
+        The bias: the mean of ``y_K - sum_i alpha_i y_i K_iK`` over the free
+        multipliers ``0 < alpha_K < C``, or the midpoint of the interval the
+        KKT conditions allow if none is free.
+    objective : float
+        The dual objective ``Theta(alpha) = sum alpha - 1/2 alpha'Q alpha``.
+    gap : float
+        The final KKT violation ``max_{I_up} F - min_{I_low} F``.
+    n_iter : int
+        Number of pair updates.
+    converged : bool
+        Whether ``gap <= tol`` was reached within ``max_iter``.
+    trace : ndarray or None
+        ``Theta`` after each iteration (``trace[0]`` is the start, 0), if asked for.
+    """
+
+    alpha: np.ndarray
+    b: float
+    objective: float
+    gap: float
+    n_iter: int
+    converged: bool
+    trace: np.ndarray = field(default=None, repr=False)
+
+
+def dual_objective(alpha, K, y):
+    """The dual objective ``sum_i alpha_i - 1/2 sum_ij alpha_i alpha_j y_i y_j K_ij``.
+
+    Parameters
+    ----------
+    alpha : array-like of shape (n,)
+    K : array-like of shape (n, n)
+    y : array-like of shape (n,), values in {-1, +1}
+
+    Returns
+    -------
+    value : float
+
+    Examples
+    --------
+    >>> dual_objective([1.0, 1.0], [[1.0, 0.0], [0.0, 1.0]], [1, -1])
+    1.0
+    """
+    v = np.asarray(alpha, dtype=float) * np.asarray(y, dtype=float)
+    return float(np.sum(alpha) - 0.5 * v @ np.asarray(K, dtype=float) @ v)
+
+
+def _snap(value, C):
+    """Put a multiplier that rounding left a hair outside or inside a bound on it.
+
+    A step that ends at a bound computes, e.g., ``alpha_j - alpha_j`` or
+    ``alpha_i + (C - alpha_i)``, which may miss 0 or C by one rounding error;
+    a multiplier of 1e-17 would then count as a support vector.
+    """
+    scale = 4 * np.finfo(np.float64).eps * (C if np.isfinite(C) else max(1.0, abs(value)))
+    if value <= scale:
+        return 0.0
+    if value >= C - scale:
+        return C
+    return value
+
+
+def _bias(alpha, F, C, up, low):
+    free = (alpha > 0) & (alpha < C)
+    if np.any(free):
+        return float(np.mean(F[free]))
+    # No free multiplier: any b in [max_{I_up} F, min_{I_low} F] satisfies KKT.
+    hi = np.max(F[up]) if np.any(up) else np.inf
+    lo = np.min(F[low]) if np.any(low) else -np.inf
+    if np.isfinite(hi) and np.isfinite(lo):
+        return float((hi + lo) / 2)
+    return float(hi if np.isfinite(hi) else lo)
+
+
+def smo(K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", trace=False):
+    """Solve the soft-margin SVM dual on a Gram matrix by SMO.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        The Gram matrix ``K_ij = k(x_i, x_j)``; symmetric.  A kernel that is
+        not positive semi-definite is handled as libsvm does (a tiny positive
+        curvature replaces a non-positive one), but the problem is then not
+        convex and the answer is only a stationary point.
+    y : array-like of shape (n,)
+        Labels; any two classes (the second in sort order is +1).
+    C : float > 0 or numpy.inf, default=1.0
+        Upper bound on the multipliers; ``C = inf`` is the hard margin, which
+        has a solution only when the data are separable in feature space.
+    tol : float > 0, default=1e-3
+        Stop when the KKT violation ``max_{I_up} F - min_{I_low} F`` is at most
+        ``tol`` (libsvm's and scikit-learn's ``tol``).
+    max_iter : int or None, default=None
+        Most pair updates; None means ``max(10**6, 100 n)``.
+    selection : {'second-order', 'mvp'}, default='second-order'
+        Working-set selection: Fan, Chen & Lin's second-order rule, or the
+        maximal violating pair.
+    trace : bool, default=False
+        Record the dual objective after every iteration.
+
+    Returns
+    -------
+    result : SMOResult
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a finite square matrix matching ``y``, ``y`` does not
+        hold two classes, ``C <= 0``, ``tol <= 0`` or ``selection`` is unknown.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``max_iter`` is reached first: raise ``max_iter`` or ``tol``, or
+        lower ``C`` (with ``C = inf`` the data may not be separable).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> result = smo(X @ X.T + 1.0, [-1, -1, 1, 1], C=10.0, tol=1e-9)
+    >>> np.round(result.alpha, 6), round(result.b, 6)
+    (array([0. , 0.5, 0.5, 0. ]), -2.0)
+    """
+    K = check_gram(K, name="K")
+    y_pm, _ = encode_binary_labels(y)
+    n = K.shape[0]
+    if y_pm.shape[0] != n:
+        raise ValueError(f"K is {n} x {n} but y has {y_pm.shape[0]} labels.")
+    if not (isinstance(C, (int, float, np.floating, np.integer)) and C == np.inf):
+        C = check_positive(C, "C")
+    tol = check_positive(tol, "tol")
+    if selection not in ("second-order", "mvp"):
+        raise ValueError(f"selection must be 'second-order' or 'mvp', got {selection!r}.")
+    if max_iter is None:
+        max_iter = max(10**6, 100 * n)
+    elif isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
+
+    diag = np.diag(K).copy()
+    pos = y_pm > 0
+    alpha = np.zeros(n)
+    F = y_pm.copy()  # F = -y * G with G = Q alpha - e = -e at alpha = 0
+    # Membership of I_up and I_low as additive penalties (0 inside, -inf / +inf
+    # outside), so that F restricted to a set is one addition; only the entries
+    # of i and j change in an iteration.  At alpha = 0, I_up = {y = +1}.
+    up_pen = np.where(pos, 0.0, -np.inf)
+    low_pen = np.where(pos, np.inf, 0.0)
+    objective = 0.0
+    history = [0.0] if trace else None
+    F_up, F_low, score, curv = (np.empty(n) for _ in range(4))  # reused work arrays
+    n_iter, gap = 0, np.inf
+    while True:
+        np.add(F, up_pen, out=F_up)
+        i = int(np.argmax(F_up))
+        np.add(F, low_pen, out=F_low)
+        j = int(np.argmin(F_low))
+        gap = F_up[i] - F_low[j]
+        if gap <= tol or n_iter >= max_iter:
+            break
+        if selection == "second-order":
+            # gain of the pair (i, t): (F_i - F_t)^2 / a_it for the t in I_low with
+            # F_t < F_i, where a_it = K_ii + K_tt - 2 K_it is the curvature (at
+            # least tau: a_ii = 0, and rounding can make a_it <= 0 for a PSD K).
+            np.multiply(K[i], -2.0, out=curv)
+            curv += diag
+            curv += diag[i]
+            np.maximum(curv, _TAU, out=curv)
+            np.subtract(F[i], F_low, out=score)  # -inf outside I_low
+            np.maximum(score, 0.0, out=score)
+            score *= score
+            score /= curv
+            j = int(np.argmax(score))
+        a = diag[i] + diag[j] - 2.0 * K[i, j]
+        if a <= 0:
+            a = _TAU
+        # Step t along lambda_i += y_i t, lambda_j -= y_j t: the objective
+        # (minimisation form) changes by -t (F_i - F_j) + t^2 a / 2.
+        t = (F[i] - F[j]) / a
+        # keep both multipliers in [0, C]
+        lo_i, hi_i = (-alpha[i], C - alpha[i]) if pos[i] else (alpha[i] - C, alpha[i])
+        lo_j, hi_j = (alpha[j] - C, alpha[j]) if pos[j] else (-alpha[j], C - alpha[j])
+        t = min(max(t, lo_i, lo_j), hi_i, hi_j)
+        alpha[i] = _snap(alpha[i] + y_pm[i] * t, C)
+        alpha[j] = _snap(alpha[j] - y_pm[j] * t, C)
+        objective += t * (F[i] - F[j]) - 0.5 * t * t * a  # Theta = -f goes up
+        np.subtract(K[i], K[j], out=score)
+        score *= t
+        F -= score
+        for k in (i, j):
+            in_up = alpha[k] < C if pos[k] else alpha[k] > 0
+            in_low = alpha[k] > 0 if pos[k] else alpha[k] < C
+            up_pen[k] = 0.0 if in_up else -np.inf
+            low_pen[k] = 0.0 if in_low else np.inf
+        n_iter += 1
+        if trace:
+            history.append(objective)
+
+    converged = bool(gap <= tol)
+    if not converged:
+        hint = (
+            " With C = inf (hard margin) the data may not be separable in feature space: use a finite C."
+            if not np.isfinite(C)
+            else ""
+        )
+        warnings.warn(
+            f"SMO stopped at max_iter={max_iter} with KKT violation {gap:.3g} > tol={tol:g}; "
+            f"raise max_iter or tol, or lower C.{hint}",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    v = alpha * y_pm
+    objective = float(alpha.sum() - 0.5 * v @ K @ v)  # recomputed: no drift from the updates
+    return SMOResult(
+        alpha=alpha,
+        b=_bias(alpha, F, C, np.isfinite(up_pen), np.isfinite(low_pen)),
+        objective=objective,
+        gap=float(gap),
+        n_iter=n_iter,
+        converged=converged,
+        trace=np.array(history) if trace else None,
+    )
+
+
+class SoftMarginSVC(BaseKernelClassifier):
+    """Soft-margin kernel SVM trained by SMO.
+
+    Minimises ``1/2 ||w||^2 + C sum_i xi_i`` subject to
+    ``y_i (w'Phi(x_i) + b) >= 1 - xi_i``, ``xi_i >= 0``, through the dual,
+    solved by :func:`smo`.  The decision function uses the support vectors
+    alone: ``f(x) = sum_{i in support} lambda_i y_i k(x_i, x) + b``.
+
+    Parameters
+    ----------
+    C : float > 0 or numpy.inf, default=1.0
+        Weight of the training errors; ``numpy.inf`` is the hard margin.
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+    degree : int >= 1, default=3
+    coef0 : float, default=1.0
+        Note: scikit-learn's ``SVC`` defaults to ``coef0=0``; 1 is the
+        lecture's ``(x'z + 1)^l``.
+    tol : float > 0, default=1e-3
+        KKT tolerance, as in :func:`smo` and ``SVC``.
+    max_iter : int or None, default=None
+        See :func:`smo`.
+    selection : {'second-order', 'mvp'}, default='second-order'
+        Working-set selection, see :func:`smo`.
+    trace : bool, default=False
+        Keep the dual objective per iteration in ``objective_trace_``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    support_ : ndarray of int
+        Indices of the support vectors (``lambda_i > 0``) in the training set.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        The support vectors (empty, shape ``(0, 0)``, for a precomputed kernel).
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``lambda_i y_i`` of the support vectors, ``y_i = +1`` for ``classes_[1]``.
+    intercept_ : ndarray of shape (1,)
+        The bias ``b``.
+    n_iter_ : int
+        SMO iterations.
+    dual_objective_ : float
+        ``Theta(lambda)`` at the solution.
+    objective_trace_ : ndarray or None
+        ``Theta`` per iteration if ``trace=True``.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: invalid data or hyper-parameters, not exactly two
+        classes, a precomputed or callable kernel whose Gram matrix is not
+        symmetric positive semi-definite up to single-precision rounding
+        (:func:`ksvm.mercer.check_mercer` with ``eps`` of float32).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 3.0], [4.0, 4.0]])
+    >>> clf = SoftMarginSVC(C=10.0, kernel="linear", tol=1e-6).fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[0.5, 0.5], [3.5, 3.5]]).tolist()
+    ['a', 'b']
+    >>> clf.support_.tolist()
+    [1, 2]
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        tol=1e-3,
+        max_iter=None,
+        selection="second-order",
+        trace=False,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_iter = max_iter
+        self.selection = selection
+        self.trace = trace
+
+    def fit(self, X, y):
+        """Train on ``X`` (or a precomputed Gram matrix) and two-class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : SoftMarginSVC
+        """
+        K, y_pm = self._fit_gram(X, y)
+        if self.kernel == "precomputed" or callable(self.kernel):
+            # PSD up to single-precision rounding is accepted (a Gram matrix may
+            # have been computed in float32); SMO's curvature safeguard absorbs
+            # that much.  What is refused is a kernel that is clearly not valid.
+            report = check_mercer(K, eps=np.finfo(np.float32).eps)
+            if not report.is_psd:
+                raise ValueError(
+                    "The kernel matrix is not symmetric positive semi-definite "
+                    f"({report}); SMO needs a valid (Mercer) kernel. Check the kernel "
+                    "function or the precomputed matrix."
+                )
+        result = smo(
+            K, y_pm, self.C, tol=self.tol, max_iter=self.max_iter,
+            selection=self.selection, trace=self.trace,
+        )
+        self.support_ = np.flatnonzero(result.alpha > 0)
+        self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
+        self.intercept_ = np.array([result.b])
+        self.n_iter_ = result.n_iter
+        self.dual_objective_ = result.objective
+        self.objective_trace_ = result.trace
+        if self.X_fit_ is None:
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = self.X_fit_[self.support_]
+        return self
+
+    def decision_function(self, X):
+        """``sum_{i in support} lambda_i y_i k(x_i, x) + b``; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "support_")
+        K = self._test_gram(X, columns=self.support_)
+        return K @ self.dual_coef_[0] + self.intercept_[0]

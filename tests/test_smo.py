@@ -1,0 +1,298 @@
+"""SMO and SoftMarginSVC against libsvm, the primal QP, the hinge form and the KKT conditions."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from ksvm import SoftMarginSVC, kernels
+from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
+from ksvm.primal import primal_hinge, primal_objective, primal_qp
+from ksvm.smo import dual_objective, smo
+
+from .conftest import frozen
+
+
+@parametrize_with_checks(
+    [
+        SoftMarginSVC(),
+        SoftMarginSVC(kernel="linear", C=10.0),
+        # on the checks' unscaled data this kernel reaches 1e8 and needs ~1e6
+        # iterations; capped, it also exercises the ConvergenceWarning path
+        SoftMarginSVC(kernel="poly", degree=2, selection="mvp", max_iter=20000),
+        SoftMarginSVC(kernel="precomputed"),
+    ],
+    expected_failed_checks=lambda estimator: (
+        {
+            "check_positive_only_tag_during_fit": (
+                "it passes an indefinite matrix as a precomputed kernel, which SMO must refuse"
+            ),
+            "check_estimators_dtypes": (
+                "it truncates a precomputed Gram matrix to integers; the result has an "
+                "eigenvalue of -2 and SMO must refuse it"
+            ),
+        }
+        if estimator.kernel == "precomputed"
+        else {}
+    ),
+)
+def test_scikit_learn_compatible(estimator, check):
+    check(estimator)
+
+
+def _breast_cancer():
+    X, y = load_breast_cancer_pm()
+    return StandardScaler().fit_transform(X), y
+
+
+DATA = {
+    "breast cancer": _breast_cancer(),
+    "noisy 2-D": make_noisy_2d(300, flip=0.1, seed=0),
+    "noisy 2-D, clean": make_noisy_2d(200, flip=0.0, seed=1),
+}
+KERNELS = {
+    "linear": {},
+    "poly": {"degree": 3, "gamma": 0.1, "coef0": 1.0},
+    "rbf": {"gamma": 0.5},
+}
+GRAM = {"linear": kernels.linear_kernel, "poly": kernels.polynomial_kernel, "rbf": kernels.rbf_kernel}
+
+
+def libsvm_multipliers(svc, n):
+    alpha = np.zeros(n)
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    return alpha
+
+
+@pytest.mark.parametrize("data", DATA)
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_matches_libsvm(data, kernel, C):
+    X, y = DATA[data]
+    params = KERNELS[kernel]
+    ours = SoftMarginSVC(C=C, kernel=kernel, tol=1e-6, **params).fit(X, y)
+    ref = SVC(C=C, kernel=kernel, tol=1e-6, **params).fit(X, y)
+    K = GRAM[kernel](X, **params)
+    theirs = dual_objective(libsvm_multipliers(ref, len(y)), K, y)
+    assert abs(ours.dual_objective_ - theirs) <= 1e-6 * abs(theirs)
+    assert_array_equal(ours.predict(X), ref.predict(X))
+    if (data, kernel) == ("breast cancer", "linear") and C >= 10:
+        # A degenerate optimum where libsvm's (w, b) is the less accurate one:
+        # there the decision values differ by 2e-4 and the duality gaps decide.
+        assert duality_gap(ours, K, y, C) < duality_gap(ref, K, y, C) / 10
+    else:
+        assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-4)
+
+
+def duality_gap(model, K, y, C):
+    """P(w, b) - Theta(lambda) of a fitted model, w in feature space, from the training Gram matrix."""
+    alpha = np.zeros(len(y))
+    alpha[model.support_] = np.abs(model.dual_coef_[0])
+    v = alpha * y
+    f = K @ v + model.intercept_[0]
+    primal = 0.5 * v @ K @ v + C * np.maximum(0.0, 1.0 - y * f).sum()
+    return primal - dual_objective(alpha, K, y)
+
+
+def test_where_libsvm_is_less_accurate_our_duality_gap_is_smaller():
+    """Breast cancer, linear kernel, C = 100: the dual optimum is degenerate and
+    libsvm's w and b leave a duality gap of about 5e-2, ours of about 4e-7, so
+    decision values differ by 1.5e-3 although the dual objectives agree."""
+    X, y = DATA["breast cancer"]
+    C = 100.0
+    ours = SoftMarginSVC(C=C, kernel="linear", tol=1e-8).fit(X, y)
+    ref = SVC(C=C, kernel="linear", tol=1e-8).fit(X, y)
+    gaps = [duality_gap(model, X @ X.T, y, C) for model in (ours, ref)]
+    assert 0 <= gaps[0] < 1e-5 < gaps[1]
+    # the same gap through the explicit w of the primal
+    w = ours.dual_coef_[0] @ X[ours.support_]
+    explicit = primal_objective(w, ours.intercept_[0], X, y, C) - ours.dual_objective_
+    assert explicit == pytest.approx(gaps[0], abs=1e-8)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("C", [0.1, 10.0, np.inf])
+def test_kkt_conditions_hold_to_the_tolerance(kernel, C):
+    X, y = make_separable_2d(60, margin=0.5, seed=3) if np.isinf(C) else DATA["noisy 2-D"]
+    tol = 1e-5
+    K = GRAM[kernel](X, **KERNELS[kernel])
+    r = smo(K, y, C, tol=tol)
+    alpha, b = r.alpha, r.b
+    yf = y * (K @ (alpha * y) + b)
+    assert np.all(alpha >= 0) and np.all(alpha <= C)
+    assert abs(alpha @ y) <= 1e-10 * max(1.0, alpha.sum())
+    assert np.all(yf[alpha == 0] >= 1 - tol)
+    assert np.all(yf[alpha == C] <= 1 + tol)
+    free = (alpha > 0) & (alpha < C)
+    assert np.all(np.abs(yf[free] - 1) <= tol)
+    assert r.converged and r.gap <= tol
+
+
+@pytest.mark.parametrize("data", ["noisy 2-D", "separable"])
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0, np.inf])
+def test_primal_and_dual_optima_agree(data, C):
+    if data == "separable":
+        X, y = make_separable_2d(40, seed=0)
+    else:
+        if np.isinf(C):
+            pytest.skip("the noisy set is not separable: no hard-margin solution")
+        X, y = make_noisy_2d(120, seed=2)
+    dual = smo(X @ X.T, y, C, tol=1e-10)
+    qp = primal_qp(X, y, C)
+    assert qp.objective == pytest.approx(dual.objective, rel=1e-8)
+    w_dual = (dual.alpha * y) @ X
+    assert_allclose(w_dual, qp.w, atol=1e-5 * max(1.0, np.abs(qp.w).max()))
+    if np.isfinite(C):
+        hinge = primal_hinge(X, y, C)
+        assert hinge.objective == pytest.approx(dual.objective, rel=1e-6)
+        assert hinge.objective <= qp.objective + C * len(y) * 1e-7 / 2 + 1e-9
+
+
+def test_hard_margin_hand_example_and_margin():
+    X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    y = np.array([-1, -1, 1, 1])
+    r = smo(X @ X.T, y, np.inf, tol=1e-12)
+    assert_allclose(r.alpha, [0, 0.5, 0.5, 0], atol=1e-12)
+    assert r.b == pytest.approx(-2.0)
+    w = (r.alpha * y) @ X
+    assert 2 / np.linalg.norm(w) == pytest.approx(2.0)  # the gap between x = 1 and x = 3
+    q = primal_qp(X, y, np.inf)
+    assert_allclose(q.w, [1.0], atol=1e-8)
+    assert q.b == pytest.approx(-2.0, abs=1e-8)
+
+
+def test_hard_margin_on_cocianu_state_data_matches_primal():
+    X, y = make_cocianu_state(60, 70, separable=True, seed=0)
+    clf = SoftMarginSVC(C=np.inf, kernel="linear", tol=1e-9).fit(X, y)
+    q = primal_qp(X, y, np.inf)
+    assert clf.dual_objective_ == pytest.approx(q.objective, rel=1e-7)
+    assert np.all(y * clf.decision_function(X) >= 1 - 1e-6)
+
+
+def test_hard_margin_on_inseparable_data_warns():
+    X, y = make_noisy_2d(50, flip=0.3, seed=0)
+    with pytest.warns(ConvergenceWarning, match="not be separable"):
+        smo(X @ X.T, y, np.inf, max_iter=2000)
+
+
+def test_max_iter_warns_and_says_what_to_change():
+    X, y = DATA["noisy 2-D"]
+    with pytest.warns(ConvergenceWarning, match="raise max_iter or tol, or lower C"):
+        clf = SoftMarginSVC(C=10.0, kernel="rbf", gamma=0.5, max_iter=5).fit(X, y)
+    assert clf.n_iter_ == 5
+
+
+def test_selection_rules_reach_the_same_optimum():
+    X, y = DATA["noisy 2-D"]
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    second = smo(K, y, 10.0, tol=1e-8)
+    mvp = smo(K, y, 10.0, tol=1e-8, selection="mvp")
+    assert second.objective == pytest.approx(mvp.objective, rel=1e-9)
+    assert second.n_iter < mvp.n_iter
+
+
+def test_trace_rises_monotonically_to_the_objective():
+    X, y = DATA["noisy 2-D"]
+    r = smo(kernels.rbf_kernel(X, gamma=0.5), y, 1.0, tol=1e-6, trace=True)
+    assert r.trace[0] == 0.0 and len(r.trace) == r.n_iter + 1
+    assert np.all(np.diff(r.trace) >= -1e-12)
+    assert r.trace[-1] == pytest.approx(r.objective, rel=1e-10)
+
+
+def test_prediction_from_support_vectors_alone_equals_the_full_sum(rng):
+    X, y = DATA["noisy 2-D"]
+    clf = SoftMarginSVC(C=1.0, kernel="rbf", gamma=0.5, tol=1e-6).fit(X, y)
+    X_test = rng.uniform(-1, 1, size=(50, 2))
+    coef = np.zeros(len(y))
+    coef[clf.support_] = clf.dual_coef_[0]
+    full = kernels.rbf_kernel(X_test, X, gamma=0.5) @ coef + clf.intercept_[0]
+    assert len(clf.support_) < len(y)
+    assert_allclose(clf.decision_function(X_test), full, rtol=1e-12, atol=1e-12)
+    assert_array_equal(clf.support_vectors_, X[clf.support_])
+
+
+def test_answer_does_not_depend_on_the_order_of_the_samples(rng):
+    X, y = DATA["noisy 2-D"]
+    X_test = rng.uniform(-1, 1, size=(30, 2))
+    perm = rng.permutation(len(y))
+    a = SoftMarginSVC(C=1.0, tol=1e-8).fit(X, y)
+    b = SoftMarginSVC(C=1.0, tol=1e-8).fit(X[perm], y[perm])
+    assert_allclose(a.decision_function(X_test), b.decision_function(X_test), atol=1e-6)
+
+
+def test_precomputed_equals_named_kernel(rng):
+    X, y = DATA["noisy 2-D"]
+    X_test = rng.uniform(-1, 1, size=(20, 2))
+    named = SoftMarginSVC(kernel="rbf", gamma=0.5, tol=1e-8).fit(X, y)
+    pre = SoftMarginSVC(kernel="precomputed", tol=1e-8).fit(kernels.rbf_kernel(X, gamma=0.5), y)
+    assert_allclose(
+        pre.decision_function(kernels.rbf_kernel(X_test, X, gamma=0.5)),
+        named.decision_function(X_test),
+        rtol=1e-10,
+    )
+    assert pre.support_vectors_.shape == (0, 0)
+
+
+def test_any_two_labels():
+    X, y = DATA["noisy 2-D"]
+    labels = np.where(y > 0, "yes", "no")
+    clf = SoftMarginSVC(tol=1e-6).fit(X, labels)
+    assert_array_equal(clf.classes_, ["no", "yes"])
+    ref = SoftMarginSVC(tol=1e-6).fit(X, y)
+    assert_array_equal(clf.predict(X) == "yes", ref.predict(X) == 1)
+
+
+def test_inputs_are_not_modified():
+    X, y = DATA["noisy 2-D"]
+    X_ro = frozen(X)
+    K_ro = frozen(kernels.rbf_kernel(X, gamma=0.5))
+    SoftMarginSVC().fit(X_ro, y).predict(X_ro)
+    smo(K_ro, y, 1.0)
+    primal_qp(X_ro[:40], y[:40], 1.0)
+    primal_hinge(X_ro, y, 1.0)
+    assert_array_equal(X_ro, X)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda X, y: SoftMarginSVC().fit(X, np.ones_like(y)), "exactly two classes, got 1 class"),
+        (lambda X, y: SoftMarginSVC().fit(X, np.arange(len(y)) % 3), "exactly two classes, got 3"),
+        (lambda X, y: SoftMarginSVC(C=0.0).fit(X, y), "C must be > 0"),
+        (lambda X, y: SoftMarginSVC(C=-1.0).fit(X, y), "C must be > 0"),
+        (lambda X, y: SoftMarginSVC(tol=0.0).fit(X, y), "tol must be > 0"),
+        (lambda X, y: SoftMarginSVC(selection="random").fit(X, y), "selection must be"),
+        (lambda X, y: SoftMarginSVC(max_iter=-3).fit(X, y), "max_iter must be"),
+        (lambda X, y: SoftMarginSVC(kernel="precomputed").fit(X, y), "must be square"),
+        (
+            lambda X, y: SoftMarginSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y),
+            "not symmetric positive semi-definite",
+        ),
+        (
+            lambda X, y: SoftMarginSVC(kernel=lambda A, B: -A @ B.T).fit(X, y),
+            "not symmetric positive semi-definite",
+        ),
+        (lambda X, y: smo(np.eye(len(y) + 1), y), "labels"),
+        (lambda X, y: primal_qp(X, y, C=0.0), "C must be > 0"),
+        (lambda X, y: primal_hinge(X, y, C=np.inf), "finite C"),
+        (lambda X, y: primal_qp(X, y, C=np.inf), "separable"),
+    ],
+)
+def test_bad_input(call, message):
+    X, y = make_noisy_2d(40, flip=0.2, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match=message):
+            call(X, y)
+
+
+def test_precomputed_test_kernel_of_wrong_shape():
+    X, y = make_noisy_2d(40, seed=5)
+    clf = SoftMarginSVC(kernel="precomputed").fit(kernels.rbf_kernel(X), y)
+    with pytest.raises(ValueError, match="one column per training sample"):
+        clf.predict(np.ones((3, 39)))
