@@ -109,6 +109,9 @@ def dual_objective(alpha, K, y):
     return float(np.sum(alpha) - 0.5 * v @ np.asarray(K, dtype=float) @ v)
 
 
+_EPS = float(np.finfo(np.float64).eps)
+
+
 def _snap(value, C):
     """Put a multiplier that rounding left a hair outside or inside a bound on it.
 
@@ -116,7 +119,7 @@ def _snap(value, C):
     ``alpha_i + (C - alpha_i)``, which may miss 0 or C by one rounding error;
     a multiplier of 1e-17 would then count as a support vector.
     """
-    scale = 4 * np.finfo(np.float64).eps * (C if np.isfinite(C) else max(1.0, abs(value)))
+    scale = 4 * _EPS * (C if C != np.inf else max(1.0, abs(value)))
     if value <= scale:
         return 0.0
     if value >= C - scale:
@@ -136,7 +139,9 @@ def _bias(alpha, F, C, up, low):
     return float(hi if np.isfinite(hi) else lo)
 
 
-def smo(K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", trace=False):
+def smo(
+    K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True, trace=False
+):
     """Solve the soft-margin SVM dual on a Gram matrix by SMO.
 
     Parameters
@@ -159,6 +164,13 @@ def smo(K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", trace
     selection : {'second-order', 'mvp'}, default='second-order'
         Working-set selection: Fan, Chen & Lin's second-order rule, or the
         maximal violating pair.
+    shrinking : bool, default=True
+        Every ``min(n, 1000)`` iterations, set aside the multipliers at a bound
+        whose ``F`` puts them out of reach of the violating pair, and iterate
+        on the rest (a copy of their block of ``K``).  ``F`` is recomputed as
+        ``y - K (alpha * y)`` and every multiplier taken back once the gap is
+        below ``10 tol``, and again before stopping, so the stopping test
+        always holds for the whole problem.
     trace : bool, default=False
         Record the dual objective after every iteration.
 
@@ -200,65 +212,115 @@ def smo(K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", trace
     elif isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
         raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
 
-    diag = np.diag(K).copy()
-    pos = y_pm > 0
-    alpha = np.zeros(n)
-    F = y_pm.copy()  # F = -y * G with G = Q alpha - e = -e at alpha = 0
-    # Membership of I_up and I_low as additive penalties (0 inside, -inf / +inf
-    # outside), so that F restricted to a set is one addition; only the entries
-    # of i and j change in an iteration.  At alpha = 0, I_up = {y = +1}.
-    up_pen = np.where(pos, 0.0, -np.inf)
-    low_pen = np.where(pos, np.inf, 0.0)
-    objective = 0.0
+    pos_all = y_pm > 0
+    alpha_all = np.zeros(n)
+    F_all = y_pm.copy()  # F = -y * G with G = Q alpha - e = -e at alpha = 0
     history = [0.0] if trace else None
-    F_up, F_low, score, curv = (np.empty(n) for _ in range(4))  # reused work arrays
+    objective = 0.0
     n_iter, gap = 0, np.inf
-    while True:
-        np.add(F, up_pen, out=F_up)
-        i = int(np.argmax(F_up))
-        np.add(F, low_pen, out=F_low)
-        j = int(np.argmin(F_low))
-        gap = F_up[i] - F_low[j]
-        if gap <= tol or n_iter >= max_iter:
-            break
-        if selection == "second-order":
-            # gain of the pair (i, t): (F_i - F_t)^2 / a_it for the t in I_low with
-            # F_t < F_i, where a_it = K_ii + K_tt - 2 K_it is the curvature (at
-            # least tau: a_ii = 0, and rounding can make a_it <= 0 for a PSD K).
-            np.multiply(K[i], -2.0, out=curv)
-            curv += diag
-            curv += diag[i]
-            np.maximum(curv, _TAU, out=curv)
-            np.subtract(F[i], F_low, out=score)  # -inf outside I_low
-            np.maximum(score, 0.0, out=score)
-            score *= score
-            score /= curv
-            j = int(np.argmax(score))
-        a = diag[i] + diag[j] - 2.0 * K[i, j]
-        if a <= 0:
-            a = _TAU
-        # Step t along lambda_i += y_i t, lambda_j -= y_j t: the objective
-        # (minimisation form) changes by -t (F_i - F_j) + t^2 a / 2.
-        t = (F[i] - F[j]) / a
-        # keep both multipliers in [0, C]
-        lo_i, hi_i = (-alpha[i], C - alpha[i]) if pos[i] else (alpha[i] - C, alpha[i])
-        lo_j, hi_j = (alpha[j] - C, alpha[j]) if pos[j] else (-alpha[j], C - alpha[j])
-        t = min(max(t, lo_i, lo_j), hi_i, hi_j)
-        alpha[i] = _snap(alpha[i] + y_pm[i] * t, C)
-        alpha[j] = _snap(alpha[j] - y_pm[j] * t, C)
-        objective += t * (F[i] - F[j]) - 0.5 * t * t * a  # Theta = -f goes up
-        np.subtract(K[i], K[j], out=score)
-        score *= t
-        F -= score
-        for k in (i, j):
-            in_up = alpha[k] < C if pos[k] else alpha[k] > 0
-            in_low = alpha[k] > 0 if pos[k] else alpha[k] < C
-            up_pen[k] = 0.0 if in_up else -np.inf
-            low_pen[k] = 0.0 if in_low else np.inf
-        n_iter += 1
-        if trace:
-            history.append(objective)
+    shrink_every = min(n, 1000)
+    unshrunk_near_optimum = False
 
+    def penalties(alpha, pos):
+        # Membership of I_up and I_low as additive penalties (0 inside, -inf /
+        # +inf outside), so that F restricted to a set is one addition.
+        in_up = np.where(pos, alpha < C, alpha > 0)
+        in_low = np.where(pos, alpha > 0, alpha < C)
+        return np.where(in_up, 0.0, -np.inf), np.where(in_low, 0.0, np.inf)
+
+    active = np.arange(n)
+    while True:
+        # --- the (sub)problem on the active set: local copies of everything ---
+        shrunk = active.size < n
+        Ka = K[np.ix_(active, active)] if shrunk else K
+        diag = np.diag(Ka).copy()
+        pos = pos_all[active]
+        is_pos = pos.tolist()  # Python scalars are much faster in the step below
+        alpha, F = alpha_all[active], F_all[active]  # copies (fancy indexing)
+        up_pen, low_pen = penalties(alpha, pos)
+        m = active.size
+        F_up, F_low, score, curv = (np.empty(m) for _ in range(4))  # reused work arrays
+        countdown = shrink_every
+        while True:
+            np.add(F, up_pen, out=F_up)
+            i = int(np.argmax(F_up))
+            np.add(F, low_pen, out=F_low)
+            j = int(np.argmin(F_low))
+            gap = F_up[i] - F_low[j]
+            if gap <= tol or n_iter >= max_iter:
+                break
+            countdown -= 1
+            if shrinking and countdown <= 0:
+                countdown = shrink_every
+                # A multiplier at a bound lies in only one of I_up, I_low.  One in
+                # I_up alone can only be picked as i, which needs the largest F
+                # over I_up; if its F is below min_{I_low} F it is out of the race
+                # for now.  Likewise for I_low alone and F above max_{I_up} F.
+                only_up = np.isfinite(up_pen) & ~np.isfinite(low_pen)
+                only_low = np.isfinite(low_pen) & ~np.isfinite(up_pen)
+                drop = (only_up & (F < F_low[j])) | (only_low & (F > F_up[i]))
+                if drop.sum() > m // 2:  # worth a fresh copy of the Gram block
+                    break
+            if selection == "second-order":
+                # gain of the pair (i, t): (F_i - F_t)^2 / a_it for the t in I_low
+                # with F_t < F_i, where a_it = K_ii + K_tt - 2 K_it is the curvature
+                # (at least tau: a_ii = 0, and rounding can make a_it <= 0).
+                np.multiply(Ka[i], -2.0, out=curv)
+                curv += diag
+                curv += diag[i]
+                np.maximum(curv, _TAU, out=curv)
+                np.subtract(F[i], F_low, out=score)  # -inf outside I_low
+                np.maximum(score, 0.0, out=score)
+                score *= score
+                score /= curv
+                j = int(np.argmax(score))
+            a = float(diag[i] + diag[j] - 2.0 * Ka[i, j])
+            if a <= 0:
+                a = _TAU
+            # Step t along lambda_i += y_i t, lambda_j -= y_j t: the objective
+            # (minimisation form) changes by -t (F_i - F_j) + t^2 a / 2.
+            dF = float(F[i] - F[j])
+            t = dF / a
+            # keep both multipliers in [0, C]
+            ai, aj = float(alpha[i]), float(alpha[j])
+            lo_i, hi_i = (-ai, C - ai) if is_pos[i] else (ai - C, ai)
+            lo_j, hi_j = (aj - C, aj) if is_pos[j] else (-aj, C - aj)
+            t = min(max(t, lo_i, lo_j), hi_i, hi_j)
+            ai = _snap(ai + t if is_pos[i] else ai - t, C)
+            aj = _snap(aj - t if is_pos[j] else aj + t, C)
+            alpha[i], alpha[j] = ai, aj
+            objective += t * dF - 0.5 * t * t * a  # Theta = -f goes up
+            np.subtract(Ka[i], Ka[j], out=score)
+            score *= t
+            F -= score
+            for k, ak in ((i, ai), (j, aj)):
+                in_up = ak < C if is_pos[k] else ak > 0
+                in_low = ak > 0 if is_pos[k] else ak < C
+                up_pen[k] = 0.0 if in_up else -np.inf
+                low_pen[k] = 0.0 if in_low else np.inf
+            n_iter += 1
+            if trace:
+                history.append(objective)
+
+        alpha_all[active] = alpha
+        F_all[active] = F
+        if gap > tol and n_iter < max_iter and (unshrunk_near_optimum or gap > 10 * tol):
+            active = active[~drop]  # left the inner loop to shrink
+            continue
+        if not shrunk and (gap <= tol or n_iter >= max_iter):
+            break  # converged on the whole problem, or out of iterations
+        # Converged on the active set, near the end (gap <= 10 tol, once), or out
+        # of iterations while shrunk: bring F up to date on every variable (one
+        # product with the Gram matrix) and go on with all of them.
+        F_all = y_pm - K @ (alpha_all * y_pm)
+        active = np.arange(n)
+        unshrunk_near_optimum = True
+        if n_iter >= max_iter:
+            break
+
+    alpha, F = alpha_all, F_all
+    up_pen, low_pen = penalties(alpha, pos_all)
+    gap = float(np.max(F + up_pen) - np.min(F + low_pen))  # on every variable
     converged = bool(gap <= tol)
     if not converged:
         hint = (
@@ -309,6 +371,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         See :func:`smo`.
     selection : {'second-order', 'mvp'}, default='second-order'
         Working-set selection, see :func:`smo`.
+    shrinking : bool, default=True
+        See :func:`smo`.
     trace : bool, default=False
         Keep the dual objective per iteration in ``objective_trace_``.
 
@@ -358,6 +422,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         tol=1e-3,
         max_iter=None,
         selection="second-order",
+        shrinking=True,
         trace=False,
     ):
         self.C = C
@@ -368,6 +433,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.selection = selection
+        self.shrinking = shrinking
         self.trace = trace
 
     def fit(self, X, y):
@@ -396,7 +462,7 @@ class SoftMarginSVC(BaseKernelClassifier):
                 )
         result = smo(
             K, y_pm, self.C, tol=self.tol, max_iter=self.max_iter,
-            selection=self.selection, trace=self.trace,
+            selection=self.selection, shrinking=self.shrinking, trace=self.trace,
         )
         self.support_ = np.flatnonzero(result.alpha > 0)
         self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
