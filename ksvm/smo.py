@@ -29,8 +29,10 @@ Which pair to move is the "working-set selection".  With the gradient
 * the iteration stops when ``max_{I_up} F - min_{I_low} F <= tol``, libsvm's
   criterion, so that ``tol`` means the same as scikit-learn's ``SVC(tol=...)``.
 
-The implementation works on the full Gram matrix (no kernel cache or
-shrinking): memory ``8 n^2`` bytes, each iteration ``O(n)`` vector operations.
+The implementation works on the full Gram matrix (no kernel cache): memory
+``8 n^2`` bytes, each iteration ``O(n)`` vector operations.  Like libsvm it
+"shrinks": multipliers stuck at a bound are set aside for a while, and the
+iteration runs on a copy of the rest of the Gram matrix (see ``shrinking``).
 
 References
 ----------
