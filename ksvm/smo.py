@@ -391,6 +391,10 @@ class SoftMarginSVC(BaseKernelClassifier):
         The bias ``b``.
     n_iter_ : int
         SMO iterations.
+    converged_ : bool
+        Whether the KKT gap reached ``tol`` within ``max_iter``.
+    kkt_gap_ : float
+        The final KKT violation ``max_{I_up} F - min_{I_low} F``.
     dual_objective_ : float
         ``Theta(lambda)`` at the solution.
     objective_trace_ : ndarray or None
@@ -470,6 +474,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
         self.intercept_ = np.array([result.b])
         self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.kkt_gap_ = result.gap
         self.dual_objective_ = result.objective
         self.objective_trace_ = result.trace
         if self.X_fit_ is None:

@@ -185,6 +185,9 @@ def test_max_iter_warns_and_says_what_to_change():
     with pytest.warns(ConvergenceWarning, match="raise max_iter or tol, or lower C"):
         clf = SoftMarginSVC(C=10.0, kernel="rbf", gamma=0.5, max_iter=5).fit(X, y)
     assert clf.n_iter_ == 5
+    assert not clf.converged_ and clf.kkt_gap_ > clf.tol
+    done = SoftMarginSVC(C=10.0, kernel="rbf", gamma=0.5).fit(X, y)
+    assert done.converged_ and done.kkt_gap_ <= done.tol
 
 
 def test_selection_rules_reach_the_same_optimum():
