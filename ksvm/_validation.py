@@ -24,6 +24,7 @@ __all__ = [
     "check_positive",
     "check_finite_real",
     "check_degree",
+    "check_C",
     "check_gram",
     "encode_binary_labels",
 ]
@@ -144,6 +145,26 @@ def check_positive(value, name):
     if value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}.")
     return value
+
+
+def check_C(C):
+    """Return ``C`` as a float after checking that it is > 0; ``numpy.inf`` is allowed.
+
+    ``C = inf`` stands for the hard margin (no slack) in the SVM solvers.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not a real number, is NaN or -inf, or is not positive.
+
+    Examples
+    --------
+    >>> check_C(np.inf)
+    inf
+    """
+    if isinstance(C, numbers.Real) and not isinstance(C, (bool, np.bool_)) and C == np.inf:
+        return float(C)
+    return check_positive(C, "C")
 
 
 def check_degree(degree, name="degree"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ._validation import check_matrix, check_positive, encode_binary_labels
+from ._validation import check_C, check_matrix, check_positive, encode_binary_labels
 
 __all__ = ["PrimalResult", "primal_objective", "primal_qp", "primal_hinge"]
 
@@ -75,8 +75,7 @@ def _check(X, y, C):
     y_pm, _ = encode_binary_labels(y)
     if len(y_pm) != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
-    if not (isinstance(C, (int, float, np.floating, np.integer)) and C == np.inf):
-        C = check_positive(C, "C")
+    C = check_C(C)
     return X, y_pm, C
 
 

@@ -46,7 +46,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_gram, check_positive, encode_binary_labels
+from ._validation import check_C, check_gram, check_positive, encode_binary_labels
 from .base import BaseKernelClassifier
 from .mercer import check_mercer
 
@@ -204,8 +204,7 @@ def smo(
     n = K.shape[0]
     if y_pm.shape[0] != n:
         raise ValueError(f"K is {n} x {n} but y has {y_pm.shape[0]} labels.")
-    if not (isinstance(C, (int, float, np.floating, np.integer)) and C == np.inf):
-        C = check_positive(C, "C")
+    C = check_C(C)
     tol = check_positive(tol, "tol")
     if selection not in ("second-order", "mvp"):
         raise ValueError(f"selection must be 'second-order' or 'mvp', got {selection!r}.")
