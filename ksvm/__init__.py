@@ -14,11 +14,14 @@ smo
     SMO for the soft-margin SVM dual, and the estimator SoftMarginSVC.
 primal
     The primal QP and the hinge form, solved directly (small problems).
+lsvm
+    The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels).
 """
 
-from . import base, datasets, kernels, mercer, primal, smo
+from . import base, datasets, kernels, lsvm, mercer, primal, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
+from .lsvm import LagrangianSVC
 from .smo import SoftMarginSVC
 
 __version__ = "0.1.0"
@@ -27,10 +30,12 @@ __all__ = [
     "base",
     "datasets",
     "kernels",
+    "lsvm",
     "mercer",
     "primal",
     "smo",
     "check_mercer",
     "KernelMeanClassifier",
     "SoftMarginSVC",
+    "LagrangianSVC",
 ]

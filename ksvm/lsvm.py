@@ -1,0 +1,456 @@
+"""The Lagrangian SVM (LSVM) of Mangasarian & Musicant (2001).
+
+LSVM solves a slightly different SVM from the lecture's soft margin, their
+formulation (7): squared slacks and the offset inside the objective,
+
+.. math::
+
+    \\min_{w, \\gamma, y}\\ \\frac{\\nu}{2}\\|y\\|^2 + \\frac12 (w'w + \\gamma^2)
+    \\quad\\text{s.t.}\\quad D(Aw - e\\gamma) + y \\ge e ,
+
+with the data as the rows of ``A``, the labels on the diagonal of ``D`` and
+the separating plane ``x'w = gamma``.  Its dual (11) has only the bound
+``u >= 0``:
+
+.. math::
+
+    \\min_{u \\ge 0}\\ \\tfrac12 u'Qu - e'u, \\qquad
+    Q = \\frac{I}{\\nu} + HH', \\quad H = D[A\\ \\ -e],
+
+and the KKT conditions ``0 <= u  perp  Qu - e >= 0`` (12) are a fixed point of
+``u = Q^{-1}(e + ((Qu - e) - alpha u)_+)`` (15), which converges linearly for
+``0 < alpha < 2 / nu`` (their Algorithm 1).  The primal solution is
+``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).
+
+Two implementations:
+
+* :func:`lsvm_linear` follows their Code 2: ``Q^{-1}`` by the
+  Sherman-Morrison-Woodbury identity, so only an ``(n+1) x (n+1)`` system is
+  factored and no ``m x m`` object is ever formed.  ``H`` is not formed either:
+  products with it are products with ``A``.  Since ``u^{i+1} = Q^{-1} z^i``
+  gives ``Q u^{i+1} = z^i`` exactly, each iteration needs one application of
+  ``Q^{-1}``, that is one product with ``A'`` and one with ``A``;
+* :func:`lsvm_kernel` follows their Code 3: ``Q = I/nu + D K(G, G') D`` with
+  ``G = [A -e]``, factored once by Cholesky (``m x m``: moderate ``m`` only).
+
+References
+----------
+Mangasarian, O. L. and Musicant, D. R. (2001), Lagrangian Support Vector
+Machines, JMLR 1, 161-177, sections 3 and 4.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_gram, check_matrix, check_positive, encode_binary_labels
+from .base import KERNELS, BaseKernelClassifier, resolve_gamma
+from .mercer import check_mercer
+
+__all__ = ["LSVMResult", "lsvm_linear", "lsvm_kernel", "LagrangianSVC"]
+
+
+@dataclass
+class LSVMResult:
+    """What :func:`lsvm_linear` and :func:`lsvm_kernel` return.
+
+    Attributes
+    ----------
+    it : int
+        Iterations made (Code 2's ``it``).
+    opt : float
+        The last ``||u^{i+1} - u^i||`` (Code 2's ``opt``).
+    u : ndarray of shape (m,)
+        The dual solution.
+    w : ndarray of shape (n,) or None
+        ``A'Du`` (linear version only).
+    gamma : float or None
+        ``-e'Du`` (linear version only); the plane is ``x'w = gamma``.
+    converged : bool
+        ``opt <= tol`` within ``itmax``.
+    history : ndarray or None
+        ``||u^{i+1} - u^i||`` per iteration, if asked for.
+    """
+
+    it: int
+    opt: float
+    u: np.ndarray
+    w: np.ndarray = None
+    gamma: float = None
+    converged: bool = True
+    history: np.ndarray = field(default=None, repr=False)
+
+
+def _check_nu_alpha(nu, alpha, m):
+    nu = 1.0 / m if nu is None else check_positive(nu, "nu")
+    alpha = 1.9 / nu if alpha is None else check_positive(alpha, "alpha")
+    if not alpha < 2.0 / nu:
+        raise ValueError(
+            f"alpha must lie in (0, 2/nu) = (0, {2.0 / nu:.6g}) for the LSVM iteration to "
+            f"converge (condition (16)); got alpha = {alpha:.6g}. The authors use 1.9/nu."
+        )
+    return nu, alpha
+
+
+def _check_itmax_tol(itmax, tol):
+    if isinstance(itmax, bool) or not isinstance(itmax, (int, np.integer)) or itmax < 0:
+        raise ValueError(f"itmax must be a non-negative integer, got {itmax!r}.")
+    return int(itmax), check_positive(tol, "tol")
+
+
+def _warn_itmax(itmax, opt, tol):
+    warnings.warn(
+        f"LSVM stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > tol={tol:g}; "
+        "raise itmax or tol (convergence is linear, at rate ||I - alpha Q^-1||: an alpha "
+        "closer to 1.9/nu, or a smaller nu, makes it faster).",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+
+
+def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+    """LSVM for a linear classifier, Code 2 of Mangasarian & Musicant (2001).
+
+    Parameters
+    ----------
+    A : array-like of shape (m, n)
+        The data, one point per row.
+    d : array-like of shape (m,)
+        The labels (the diagonal of their ``D``); any two classes, the second
+        in sort order is +1.
+    nu : float > 0 or None, default=None
+        Weight of the squared slacks; None means ``1 / m`` (the authors' default).
+    itmax : int, default=100
+    tol : float > 0, default=1e-5
+        Stop when ``||u^{i+1} - u^i|| <= tol``.
+    alpha : float in (0, 2/nu) or None, default=None
+        Step of the iteration; None means ``1.9 / nu``.
+    return_history : bool, default=False
+        Keep ``||u^{i+1} - u^i||`` per iteration.
+
+    Returns
+    -------
+    result : LSVMResult
+        With ``w`` and ``gamma``: classify ``x`` by ``sign(x'w - gamma)``.
+
+    Raises
+    ------
+    ValueError
+        On invalid data, labels that are not two classes, ``nu <= 0``, or
+        ``alpha`` outside ``(0, 2/nu)``.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` is reached first.
+
+    Notes
+    -----
+    The Sherman-Morrison-Woodbury identity gives
+    ``Q^{-1} = nu (I - H (I/nu + H'H)^{-1} H')``.  The ``(n+1) x (n+1)``
+    matrix ``M = I/nu + H'H`` is factored once (Cholesky); Code 2 inverts it.
+    Memory beyond ``A``: a handful of vectors of length ``m``.
+
+    Examples
+    --------
+    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> round(float(r.w[0]), 4), round(r.gamma, 4)
+    (0.9757, 1.9417)
+    """
+    A = check_matrix(A, "A")
+    dd, _ = encode_binary_labels(d)
+    m, n = A.shape
+    if dd.shape[0] != m:
+        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
+    nu, alpha = _check_nu_alpha(nu, alpha, m)
+    itmax, tol = _check_itmax_tol(itmax, tol)
+
+    # Products with H = D [A  -e] without forming it.
+    def Ht(v):  # H'v, length n + 1
+        dv = dd * v
+        return np.append(A.T @ dv, -dv.sum())
+
+    def H(p):  # H p, length m
+        return dd * (A @ p[:n] - p[n])
+
+    Hte = Ht(np.ones(m))
+    M = A.T @ A  # H'H = [A'A, -A'e; -e'A, m]: the labels square away
+    col = -A.sum(axis=0)
+    M = np.block([[M, col[:, None]], [col[None, :], np.array([[float(m)]])]])
+    M[np.diag_indices(n + 1)] += 1.0 / nu
+    factor = cho_factor(M)
+
+    def Q_inv(z, Htz):  # Sherman-Morrison-Woodbury, given H'z
+        return nu * (z - H(cho_solve(factor, Htz)))
+
+    e = np.ones(m)
+    u = Q_inv(e, Hte)  # u^0 = Q^{-1} e, as in Code 2
+    z = e.copy()  # Q u^0 = e
+    history = []
+    it, opt = 0, np.inf
+    while it < itmax:
+        # z^i = Q u^{i+1}'s right-hand side: e + ((Q u - e) - alpha u)_+, with Q u = z^{i-1}
+        z = 1.0 + np.maximum((z - 1.0) - alpha * u, 0.0)
+        u_new = Q_inv(z, Ht(z))
+        opt = float(np.linalg.norm(u_new - u))
+        u = u_new
+        it += 1
+        if return_history:
+            history.append(opt)
+        if opt <= tol:
+            break
+    converged = opt <= tol
+    if not converged:
+        _warn_itmax(itmax, opt, tol)
+    Du = dd * u
+    return LSVMResult(
+        it=it, opt=opt, u=u, w=A.T @ Du, gamma=float(-Du.sum()), converged=converged,
+        history=np.array(history) if return_history else None,
+    )
+
+
+def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+    """LSVM with a kernel, Code 3 of Mangasarian & Musicant (2001).
+
+    Parameters
+    ----------
+    KM : array-like of shape (m, m)
+        ``K(G, G')`` with ``G = [A -e]``: the kernel evaluated on the data with
+        a column of -1 appended (see :class:`LagrangianSVC`, which builds it).
+    d : array-like of shape (m,)
+        The labels; any two classes.
+    nu, itmax, tol, alpha, return_history
+        As in :func:`lsvm_linear`.
+
+    Returns
+    -------
+    result : LSVMResult
+        ``w`` and ``gamma`` are None; classify ``x`` by the sign of
+        ``K([x' -1], G') D u``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lsvm_linear`, and if ``KM`` is not square or ``Q`` is not
+        positive definite (a kernel that is far from PSD).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` is reached first.
+
+    Notes
+    -----
+    ``Q = I/nu + D KM D`` is factored once by Cholesky (Code 3 inverts it), so
+    each iteration costs two triangular solves and a product with ``Q``:
+    ``O(m^2)`` time and ``8 m^2`` bytes for ``Q``.
+
+    Examples
+    --------
+    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> G = np.hstack([A, -np.ones((4, 1))])
+    >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> np.round(r.u, 4) + 0.0
+    array([0.    , 3.4004, 1.4587, 0.    ])
+    """
+    KM = check_gram(KM, name="KM")
+    dd, _ = encode_binary_labels(d)
+    m = KM.shape[0]
+    if dd.shape[0] != m:
+        raise ValueError(f"KM is {m} x {m} but d has {dd.shape[0]} labels.")
+    nu, alpha = _check_nu_alpha(nu, alpha, m)
+    itmax, tol = _check_itmax_tol(itmax, tol)
+    Q = dd[:, None] * KM * dd[None, :]
+    Q[np.diag_indices(m)] += 1.0 / nu
+    try:
+        factor = cho_factor(Q)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(
+            "Q = I/nu + D K D is not positive definite: the kernel matrix is not PSD "
+            "(check it with ksvm.check_mercer)."
+        ) from exc
+    e = np.ones(m)
+    u = cho_solve(factor, e)  # u^0 = Q^{-1} e
+    history = []
+    it, opt = 0, np.inf
+    while it < itmax:
+        u_new = cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0))
+        opt = float(np.linalg.norm(u_new - u))
+        u = u_new
+        it += 1
+        if return_history:
+            history.append(opt)
+        if opt <= tol:
+            break
+    converged = opt <= tol
+    if not converged:
+        _warn_itmax(itmax, opt, tol)
+    return LSVMResult(
+        it=it, opt=opt, u=u, converged=converged,
+        history=np.array(history) if return_history else None,
+    )
+
+
+def _augment(X):
+    """``[X  -e]``: the data with a column of -1, Mangasarian & Musicant's G."""
+    return np.hstack([X, -np.ones((X.shape[0], 1))])
+
+
+#: Named kernels that are PSD for every valid parameter value; the others
+#: (sigmoid, a callable, a precomputed matrix) are checked with check_mercer.
+_ALWAYS_PSD = {"linear", "rbf", "exponential"}
+
+
+class LagrangianSVC(BaseKernelClassifier):
+    """The Lagrangian SVM of Mangasarian & Musicant (2001) as an estimator.
+
+    With ``kernel='linear'`` it runs :func:`lsvm_linear` (Sherman-Morrison-
+    Woodbury: millions of points are fine) and exposes ``coef_`` and
+    ``intercept_`` (``intercept_ = -gamma``).  With any other kernel it builds
+    ``K(G, G')`` with ``G = [X -e]`` and runs :func:`lsvm_kernel` (``m x m``
+    memory).  The decision function is ``K([x' -1], G') D u``; for the linear
+    kernel that is ``x'w - gamma``.
+
+    Parameters
+    ----------
+    nu : float > 0 or None, default=None
+        Weight of the squared slacks; None means ``1 / n_samples``.
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='linear'
+        Applied to the augmented points ``[x, -1]``.  With 'precomputed',
+        ``fit`` takes ``K(G, G')`` and ``decision_function`` the block
+        ``K([X -e], G')``.
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+        Resolved on the augmented data ``[X -e]``.
+    degree : int >= 1, default=3
+    coef0 : float, default=1.0
+    alpha : float in (0, 2/nu) or None, default=None
+        None means ``1.9 / nu``.
+    tol : float > 0, default=1e-5
+    max_iter : int, default=100
+        Code 2's ``itmax``.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, X_fit_
+        As for every ``ksvm`` classifier.
+    u_ : ndarray of shape (n_samples,)
+        The dual solution.
+    support_ : ndarray of int
+        Indices with ``u > 0``.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``d_i u_i`` of the support vectors.
+    coef_ : ndarray of shape (1, n_features)
+        ``w`` (linear kernel only).
+    intercept_ : ndarray of shape (1,)
+        ``-gamma`` (linear kernel); 0 otherwise, the offset being inside the kernel.
+    n_iter_ : int
+    nu_, alpha_ : float
+        The values used.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: invalid data, not two classes, ``nu <= 0``, ``alpha``
+        outside ``(0, 2/nu)``, or a kernel whose Gram matrix fails
+        :func:`ksvm.check_mercer`.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> clf = LagrangianSVC(nu=100.0, tol=1e-10, max_iter=1000).fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[1.5], [2.5]]).tolist()
+    ['a', 'b']
+    >>> round(float(clf.coef_[0, 0]), 4), round(float(clf.intercept_[0]), 4)
+    (0.9757, -1.9417)
+    """
+
+    def __init__(
+        self, nu=None, kernel="linear", gamma="scale", degree=3, coef0=1.0, alpha=None, tol=1e-5,
+        max_iter=100,
+    ):
+        self.nu = nu
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Solve the LSVM dual for ``X`` and two-class labels ``y``.
+
+        Returns
+        -------
+        self : LagrangianSVC
+        """
+        if self.kernel == "linear":
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            d, self.classes_ = encode_binary_labels(y)
+            self.X_fit_, self._gamma = X, None
+            result = lsvm_linear(X, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
+            self.coef_ = result.w[None, :]
+            self.intercept_ = np.array([-result.gamma])
+        else:
+            # The kernel sees the augmented points [x, -1]: fit on G = [X -e].
+            if self.kernel == "precomputed":
+                K, d = self._fit_gram(X, y)
+            else:
+                X, y = validate_data(self, X, y, dtype=np.float64)
+                K, d = self._fit_gram_augmented(X, y)
+            if not (isinstance(self.kernel, str) and self.kernel in _ALWAYS_PSD) and not (
+                self.kernel == "poly" and self.coef0 >= 0
+            ):
+                report = check_mercer(K, eps=np.finfo(np.float32).eps)
+                if not report.is_psd:
+                    raise ValueError(
+                        f"The kernel matrix K(G, G') fails Mercer's condition ({report}); "
+                        "LSVM needs a PSD kernel for (29)-(30) to have a solution."
+                    )
+            result = lsvm_kernel(K, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
+            self.intercept_ = np.array([0.0])
+        m = len(d)
+        self.nu_, self.alpha_ = _check_nu_alpha(self.nu, self.alpha, m)
+        self.u_ = result.u
+        self.support_ = np.flatnonzero(result.u > 0)
+        self.dual_coef_ = (d * result.u)[self.support_][None, :]
+        self.n_iter_ = result.it
+        return self
+
+    def _fit_gram_augmented(self, X, y):
+        d, self.classes_ = encode_binary_labels(y)
+        G = _augment(X)
+        self.X_fit_ = X
+        self._gamma = None
+        if not callable(self.kernel) and "gamma" in KERNELS.get(self.kernel, (None, ()))[1]:
+            self._gamma = resolve_gamma(self.gamma, G)
+        return self._kernel_function()(G), d
+
+    def decision_function(self, X):
+        """``K([x' -1], G') D u`` (``x'w - gamma`` for the linear kernel); positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or the block ``K([X -e], G')`` of shape (n_samples, n_train) if
+            ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "u_")
+        if self.kernel == "linear":
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            return X @ self.coef_[0] + self.intercept_[0]
+        if self.kernel == "precomputed":
+            K = self._test_gram(X, columns=self.support_)
+        else:
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            K = self._kernel_function()(_augment(X), _augment(self.X_fit_[self.support_]))
+        return K @ self.dual_coef_[0]

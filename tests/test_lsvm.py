@@ -1,0 +1,186 @@
+"""LSVM (Mangasarian & Musicant 2001) against independent solvers of (7), (11) and (12)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from ksvm import LagrangianSVC, kernels
+from ksvm.datasets import make_checkerboard, make_linear_large, make_noisy_2d
+from ksvm.lsvm import lsvm_kernel, lsvm_linear
+
+from .conftest import frozen
+
+
+@parametrize_with_checks(
+    [
+        LagrangianSVC(),
+        LagrangianSVC(nu=10.0, max_iter=1000),
+        LagrangianSVC(kernel="rbf", nu=1.0, max_iter=1000),
+        LagrangianSVC(kernel="precomputed", nu=1.0, max_iter=1000),
+    ],
+    expected_failed_checks=lambda estimator: (
+        {
+            "check_positive_only_tag_during_fit": "it passes an indefinite matrix as a precomputed kernel",
+            "check_estimators_dtypes": "it truncates a precomputed Gram matrix to integers (not PSD)",
+        }
+        if estimator.kernel == "precomputed"
+        else {}
+    ),
+)
+def test_scikit_learn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def problem(m=120, nu=10.0, seed=0):
+    X, y = make_noisy_2d(m, flip=0.15, seed=seed)
+    H = y[:, None] * np.hstack([X, -np.ones((m, 1))])
+    Q = np.eye(m) / nu + H @ H.T
+    return X, y, H, Q
+
+
+@pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
+def test_kkt_conditions_12_hold(nu):
+    X, y, H, Q = problem(nu=nu)
+    r = lsvm_linear(X, y, nu, itmax=10000, tol=1e-10)
+    g = Q @ r.u - 1.0
+    scale = max(1.0, np.abs(r.u).max())
+    assert r.converged
+    assert r.u.min() >= -1e-8 * scale
+    assert g.min() >= -1e-8 * np.abs(Q).max() * scale
+    assert abs(r.u @ g) <= 1e-7 * scale * len(y)
+
+
+@pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
+def test_equals_the_dual_11_by_l_bfgs_b(nu):
+    X, y, H, Q = problem(nu=nu)
+    r = lsvm_linear(X, y, nu, itmax=10000, tol=1e-10)
+    e = np.ones(len(y))
+    ref = minimize(
+        lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e), np.zeros(len(y)), jac=True,
+        method="L-BFGS-B", bounds=[(0, None)] * len(y),
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000},
+    )
+    f = lambda u: 0.5 * u @ Q @ u - e @ u  # noqa: E731
+    assert f(r.u) == pytest.approx(ref.fun, rel=1e-8)
+    assert_allclose(r.u, ref.x, atol=1e-5 * max(1.0, np.abs(ref.x).max()))
+
+
+@pytest.mark.parametrize("nu", [0.1, 10.0])
+def test_equals_the_primal_7_by_a_general_qp(nu):
+    X, y, H, Q = problem(m=60, nu=nu)
+    m, n = X.shape
+    r = lsvm_linear(X, y, nu, itmax=10000, tol=1e-11)
+    # variables (w, gamma, slack): min nu/2 |s|^2 + 1/2 (w'w + gamma^2)  s.t.  D(Aw - e gamma) + s >= e
+    B = np.hstack([y[:, None] * X, -y[:, None], np.eye(m)])
+    c = 1.0 / max(1.0, nu * m)  # SLSQP's line search needs a well-scaled objective
+    ref = minimize(
+        lambda z: c * (0.5 * nu * z[n + 1 :] @ z[n + 1 :] + 0.5 * z[: n + 1] @ z[: n + 1]),
+        np.zeros(n + 1 + m),
+        jac=lambda z: c * np.concatenate([z[: n + 1], nu * z[n + 1 :]]),
+        constraints=[{"type": "ineq", "fun": lambda z: B @ z - 1.0, "jac": lambda z: B}],
+        method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    assert ref.success
+    assert_allclose(r.w, ref.x[:n], atol=1e-6)
+    assert r.gamma == pytest.approx(ref.x[n], abs=1e-6)
+    assert_allclose(r.u / nu, np.maximum(ref.x[n + 1 :], 0.0), atol=1e-6)  # y = u / nu, (9)
+
+
+def test_smw_path_equals_code_3_with_the_linear_kernel():
+    X, y, H, Q = problem(nu=10.0)
+    G = np.hstack([X, -np.ones((len(y), 1))])
+    a = lsvm_linear(X, y, 10.0, itmax=500, tol=1e-9)
+    b = lsvm_kernel(G @ G.T, y, 10.0, itmax=500, tol=1e-9)
+    assert a.it == b.it
+    assert_allclose(a.u, b.u, rtol=1e-7, atol=1e-10)
+
+
+def test_equals_liblinear_on_the_same_problem():
+    """(7) is LinearSVC's squared hinge with C = nu / 2 and the intercept
+    penalised (intercept_scaling = 1): the same problem, solved independently."""
+    X, y = make_linear_large(5000, 10, seed=3)
+    nu = 5.0 / len(y)
+    r = lsvm_linear(X, y, nu, itmax=1000, tol=1e-10)
+    ref = LinearSVC(C=nu / 2, loss="squared_hinge", tol=1e-12, max_iter=100000).fit(X, y)
+    assert_allclose(r.w, ref.coef_[0], atol=1e-6)
+    assert -r.gamma == pytest.approx(ref.intercept_[0], abs=1e-6)
+
+
+def test_authors_defaults_and_convergence_rate():
+    X, y, H, Q = problem(nu=1000.0)
+    r = lsvm_linear(X, y, 1000.0, itmax=10000, tol=1e-12, return_history=True)
+    rate = np.linalg.norm(np.eye(len(y)) - (1.9 / 1000.0) * np.linalg.inv(Q), 2)
+    assert rate < 1
+    # ||u^{i+1} - u^i|| shrinks at least as fast as the bound, up to a constant
+    h = r.history
+    assert np.all(h[1:] <= h[:-1] * 1.0000001)
+    clf = LagrangianSVC().fit(X, y)
+    assert clf.nu_ == pytest.approx(1 / len(y)) and clf.alpha_ == pytest.approx(1.9 * len(y))
+
+
+def test_gaussian_kernel_ignores_the_minus_e_column():
+    X, y = make_checkerboard(200, seed=0)
+    G = np.hstack([X, -np.ones((200, 1))])
+    assert_allclose(kernels.rbf_kernel(G, gamma=5.0), kernels.rbf_kernel(X, gamma=5.0), rtol=1e-14)
+    clf = LagrangianSVC(kernel="rbf", gamma=5.0, nu=100.0, max_iter=5000, tol=1e-8).fit(X, y)
+    r = lsvm_kernel(kernels.rbf_kernel(X, gamma=5.0), y, 100.0, itmax=5000, tol=1e-8)
+    assert_allclose(clf.u_, r.u, atol=1e-9 * np.abs(r.u).max())
+    X_test = np.random.default_rng(1).random((50, 2))
+    expected = kernels.rbf_kernel(X_test, X, gamma=5.0) @ (y * np.maximum(r.u, 0.0) * (r.u > 0))
+    assert_allclose(clf.decision_function(X_test), expected, atol=1e-8 * np.abs(r.u).sum())
+
+
+def test_linear_estimator_matches_the_function_and_any_labels():
+    X, y, H, Q = problem(nu=10.0)
+    r = lsvm_linear(X, y, 10.0, itmax=1000, tol=1e-9)
+    clf = LagrangianSVC(nu=10.0, max_iter=1000, tol=1e-9).fit(X, np.where(y > 0, "b", "a"))
+    assert_allclose(clf.coef_[0], r.w)
+    assert clf.intercept_[0] == pytest.approx(-r.gamma)
+    assert_array_equal(clf.predict(X) == "b", X @ r.w - r.gamma > 0)
+
+
+def test_inputs_are_not_modified():
+    X, y, H, Q = problem()
+    X_ro, K_ro = frozen(X), frozen(kernels.rbf_kernel(X))
+    lsvm_linear(X_ro, y, 10.0)
+    lsvm_kernel(K_ro, y, 10.0)
+    LagrangianSVC(kernel="rbf", nu=1.0).fit(X_ro, y).predict(X_ro)
+    assert_array_equal(X_ro, X)
+
+
+def test_itmax_warns():
+    X, y, H, Q = problem(nu=1000.0)
+    with pytest.warns(ConvergenceWarning, match="raise itmax or tol"):
+        r = lsvm_linear(X, y, 1000.0, itmax=3)
+    assert r.it == 3 and not r.converged
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda X, y: lsvm_linear(X, y, nu=0.0), "nu must be > 0"),
+        (lambda X, y: lsvm_linear(X, y, nu=-1.0), "nu must be > 0"),
+        (lambda X, y: lsvm_linear(X, y, nu=1.0, alpha=2.0), r"alpha must lie in \(0, 2/nu\)"),
+        (lambda X, y: lsvm_linear(X, y, nu=1.0, alpha=-1.0), "alpha must be > 0"),
+        (lambda X, y: lsvm_linear(X, np.ones(len(y))), "exactly two classes, got 1 class"),
+        (lambda X, y: lsvm_linear(X, y[:-1]), "rows but d has"),
+        (lambda X, y: lsvm_linear(X, y, itmax=-1), "itmax must be"),
+        (lambda X, y: lsvm_kernel(np.ones((3, 4)), y[:3]), "must be square"),
+        (lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(X * 3, y), "Mercer"),
+        (lambda X, y: LagrangianSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y), "Mercer"),
+        (lambda X, y: LagrangianSVC(nu=2.0, alpha=1.5).fit(X, y), r"alpha must lie in \(0, 2/nu\)"),
+        (lambda X, y: LagrangianSVC().fit(X, np.arange(len(y)) % 3), "exactly two classes, got 3"),
+    ],
+)
+def test_bad_input(call, message):
+    X, y = make_noisy_2d(40, flip=0.2, seed=4)
+    with pytest.raises(ValueError, match=message):
+        call(X, y)
