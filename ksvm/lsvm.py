@@ -105,8 +105,8 @@ def _check_itmax_tol(itmax, tol):
 def _warn_itmax(itmax, opt, tol):
     warnings.warn(
         f"LSVM stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > tol={tol:g}; "
-        "raise itmax or tol (convergence is linear, at rate ||I - alpha Q^-1||: an alpha "
-        "closer to 1.9/nu, or a smaller nu, makes it faster).",
+        "raise itmax or tol.  Convergence is linear, and slower the larger nu is; the "
+        "step alpha changes the rate too (the LSVM chapters measure both).",
         ConvergenceWarning,
         stacklevel=3,
     )
@@ -186,7 +186,7 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     factor = cho_factor(M)
 
     def Q_inv(z, Htz):  # Sherman-Morrison-Woodbury, given H'z
-        return nu * (z - H(cho_solve(factor, Htz)))
+        return nu * (z - H(cho_solve(factor, Htz, check_finite=False)))
 
     e = np.ones(m)
     u = Q_inv(e, Hte)  # u^0 = Q^{-1} e, as in Code 2
@@ -279,7 +279,7 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     history = []
     it, opt = 0, np.inf
     while it < itmax:
-        u_new = cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0))
+        u_new = cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
         opt = float(np.linalg.norm(u_new - u))
         u = u_new
         it += 1
@@ -341,7 +341,9 @@ class LagrangianSVC(BaseKernelClassifier):
     u_ : ndarray of shape (n_samples,)
         The dual solution.
     support_ : ndarray of int
-        Indices with ``u > 0``.
+        The points with ``d_i f(x_i) < 1``: those with ``u_i > 0`` at the solution,
+        where ``u_i = nu max(0, 1 - d_i f(x_i))``.  (The sign of the iterate ``u_``
+        is no test: it has entries of the size of ``tol`` where the solution has 0.)
     dual_coef_ : ndarray of shape (1, n_SV)
         ``d_i u_i`` of the support vectors.
     coef_ : ndarray of shape (1, n_features)
@@ -396,6 +398,7 @@ class LagrangianSVC(BaseKernelClassifier):
             result = lsvm_linear(X, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
             self.coef_ = result.w[None, :]
             self.intercept_ = np.array([-result.gamma])
+            margins = d * (X @ result.w - result.gamma)
         else:
             # The kernel sees the augmented points [x, -1]: fit on G = [X -e].
             if self.kernel == "precomputed":
@@ -414,10 +417,15 @@ class LagrangianSVC(BaseKernelClassifier):
                     )
             result = lsvm_kernel(K, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
             self.intercept_ = np.array([0.0])
+            margins = d * (K @ (d * result.u))
         m = len(d)
         self.nu_, self.alpha_ = _check_nu_alpha(self.nu, self.alpha, m)
         self.u_ = result.u
-        self.support_ = np.flatnonzero(result.u > 0)
+        # At the solution u_i = nu * max(0, 1 - d_i f(x_i)) (the slack, (9)), so the
+        # support vectors are the points with d_i f(x_i) < 1.  The iterate itself
+        # has entries of the size of tol, of either sign, where the solution has 0:
+        # its sign is no test.
+        self.support_ = np.flatnonzero(margins < 1.0)
         self.dual_coef_ = (d * result.u)[self.support_][None, :]
         self.n_iter_ = result.it
         return self

@@ -147,6 +147,21 @@ def test_linear_estimator_matches_the_function_and_any_labels():
     assert_array_equal(clf.predict(X) == "b", X @ r.w - r.gamma > 0)
 
 
+def test_support_vectors_are_the_points_inside_the_margin():
+    """u_i = nu * max(0, 1 - d_i f(x_i)) at the solution: compare with an exact dual solve."""
+    X, y, H, Q = problem(m=200, nu=2.0, seed=1234)
+    clf = LagrangianSVC(nu=2.0, tol=1e-8, max_iter=10000).fit(X, y)
+    e = np.ones(len(y))
+    ref = minimize(
+        lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e), np.zeros(len(y)), jac=True,
+        method="L-BFGS-B", bounds=[(0, None)] * len(y),
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000},
+    )
+    margins = y * (X @ clf.coef_[0] + clf.intercept_[0])
+    assert_allclose(2.0 * np.maximum(0.0, 1.0 - margins), ref.x, atol=1e-5)
+    assert_array_equal(clf.support_, np.flatnonzero(ref.x > 1e-6))
+
+
 def test_inputs_are_not_modified():
     X, y, H, Q = problem()
     X_ro, K_ro = frozen(X), frozen(kernels.rbf_kernel(X))
