@@ -108,7 +108,29 @@ def _warn_itmax(itmax, opt, tol):
         "raise itmax or tol.  Convergence is linear, and slower the larger nu is; the "
         "step alpha changes the rate too (the LSVM chapters measure both).",
         ConvergenceWarning,
-        stacklevel=3,
+        stacklevel=4,
+    )
+
+
+def _iterate(step, u, itmax, tol, return_history):
+    """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol`` or ``itmax`` steps."""
+    history = []
+    it, opt = 0, np.inf
+    while it < itmax:
+        u_new = step(u)
+        opt = float(np.linalg.norm(u_new - u))
+        u = u_new
+        it += 1
+        if return_history:
+            history.append(opt)
+        if opt <= tol:
+            break
+    converged = opt <= tol
+    if not converged:
+        _warn_itmax(itmax, opt, tol)
+    return LSVMResult(
+        it=it, opt=opt, u=u, converged=converged,
+        history=np.array(history) if return_history else None,
     )
 
 
@@ -189,29 +211,19 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         return nu * (z - H(cho_solve(factor, Htz, check_finite=False)))
 
     e = np.ones(m)
-    u = Q_inv(e, Hte)  # u^0 = Q^{-1} e, as in Code 2
-    z = e.copy()  # Q u^0 = e
-    history = []
-    it, opt = 0, np.inf
-    while it < itmax:
-        # z^i = Q u^{i+1}'s right-hand side: e + ((Q u - e) - alpha u)_+, with Q u = z^{i-1}
-        z = 1.0 + np.maximum((z - 1.0) - alpha * u, 0.0)
-        u_new = Q_inv(z, Ht(z))
-        opt = float(np.linalg.norm(u_new - u))
-        u = u_new
-        it += 1
-        if return_history:
-            history.append(opt)
-        if opt <= tol:
-            break
-    converged = opt <= tol
-    if not converged:
-        _warn_itmax(itmax, opt, tol)
-    Du = dd * u
-    return LSVMResult(
-        it=it, opt=opt, u=u, w=A.T @ Du, gamma=float(-Du.sum()), converged=converged,
-        history=np.array(history) if return_history else None,
-    )
+    Qu = e.copy()  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
+
+    def step(u):
+        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - alpha u^i)_+, and then Q u^{i+1} = z
+        nonlocal Qu
+        Qu = 1.0 + np.maximum((Qu - 1.0) - alpha * u, 0.0)
+        return Q_inv(Qu, Ht(Qu))
+
+    # u^0 is handed over, not kept here: the loop holds one u at a time.
+    result = _iterate(step, Q_inv(e, Hte), itmax, tol, return_history)
+    Du = dd * result.u
+    result.w, result.gamma = A.T @ Du, float(-Du.sum())
+    return result
 
 
 def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
@@ -275,25 +287,10 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
             "(check it with ksvm.check_mercer)."
         ) from exc
     e = np.ones(m)
-    u = cho_solve(factor, e)  # u^0 = Q^{-1} e
-    history = []
-    it, opt = 0, np.inf
-    while it < itmax:
-        u_new = cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
-        opt = float(np.linalg.norm(u_new - u))
-        u = u_new
-        it += 1
-        if return_history:
-            history.append(opt)
-        if opt <= tol:
-            break
-    converged = opt <= tol
-    if not converged:
-        _warn_itmax(itmax, opt, tol)
-    return LSVMResult(
-        it=it, opt=opt, u=u, converged=converged,
-        history=np.array(history) if return_history else None,
-    )
+    def step(u):  # (15)
+        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
+
+    return _iterate(step, cho_solve(factor, e), itmax, tol, return_history)  # u^0 = Q^{-1} e
 
 
 def _augment(X):
