@@ -34,6 +34,7 @@ from .kernels import (
     rbf_kernel,
     sigmoid_kernel,
 )
+from .mercer import check_mercer
 
 __all__ = ["KERNELS", "make_kernel", "resolve_gamma", "BaseKernelClassifier"]
 
@@ -197,9 +198,29 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
             self._gamma = None
             self.X_fit_ = None
             return K, y_pm
-        self._gamma = resolve_gamma(self.gamma, X) if self._uses_gamma() else None
+        points = self._kernel_points(X)
+        self._gamma = resolve_gamma(self.gamma, points) if self._uses_gamma() else None
         self.X_fit_ = X
-        return self._kernel_function()(X), y_pm
+        return self._kernel_function()(points), y_pm
+
+    def _kernel_points(self, X):
+        """The points the kernel compares: the rows of ``X``, unless a subclass
+        maps them first (the Lagrangian SVM appends a -1 to each)."""
+        return X
+
+    def _require_psd(self, K, why):
+        """Refuse a Gram matrix that is clearly not a valid kernel's.
+
+        PSD up to single-precision rounding is accepted (a Gram matrix may have
+        been computed in float32); ``why`` says what the solver needs it for.
+        """
+        report = check_mercer(K, eps=np.finfo(np.float32).eps)
+        if not report.is_psd:
+            raise ValueError(
+                "The kernel matrix fails Mercer's condition: it is not symmetric positive "
+                f"semi-definite ({report}); {why} Check the kernel function or the "
+                "precomputed matrix."
+            )
 
     def _uses_gamma(self):
         if callable(self.kernel):
@@ -216,7 +237,7 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         if self.kernel != "precomputed":
             X = validate_data(self, X, dtype=np.float64, reset=False)
             train = self.X_fit_ if columns is None else self.X_fit_[columns]
-            return self._kernel_function()(X, train)
+            return self._kernel_function()(self._kernel_points(X), self._kernel_points(train))
         try:
             K = validate_data(self, X, dtype=np.float64, reset=False)
             return K if columns is None else K[:, columns]

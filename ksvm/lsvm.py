@@ -48,8 +48,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_gram, check_matrix, check_positive, encode_binary_labels
-from .base import KERNELS, BaseKernelClassifier, resolve_gamma
-from .mercer import check_mercer
+from .base import BaseKernelClassifier
 
 __all__ = ["LSVMResult", "lsvm_linear", "lsvm_kernel", "LagrangianSVC"]
 
@@ -397,21 +396,11 @@ class LagrangianSVC(BaseKernelClassifier):
             self.intercept_ = np.array([-result.gamma])
             margins = d * (X @ result.w - result.gamma)
         else:
-            # The kernel sees the augmented points [x, -1]: fit on G = [X -e].
-            if self.kernel == "precomputed":
-                K, d = self._fit_gram(X, y)
-            else:
-                X, y = validate_data(self, X, y, dtype=np.float64)
-                K, d = self._fit_gram_augmented(X, y)
+            K, d = self._fit_gram(X, y)  # K(G, G'), see _kernel_points
             if not (isinstance(self.kernel, str) and self.kernel in _ALWAYS_PSD) and not (
                 self.kernel == "poly" and self.coef0 >= 0
             ):
-                report = check_mercer(K, eps=np.finfo(np.float32).eps)
-                if not report.is_psd:
-                    raise ValueError(
-                        f"The kernel matrix K(G, G') fails Mercer's condition ({report}); "
-                        "LSVM needs a PSD kernel for (29)-(30) to have a solution."
-                    )
+                self._require_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
             result = lsvm_kernel(K, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
             self.intercept_ = np.array([0.0])
             margins = d * (K @ (d * result.u))
@@ -427,14 +416,9 @@ class LagrangianSVC(BaseKernelClassifier):
         self.n_iter_ = result.it
         return self
 
-    def _fit_gram_augmented(self, X, y):
-        d, self.classes_ = encode_binary_labels(y)
-        G = _augment(X)
-        self.X_fit_ = X
-        self._gamma = None
-        if not callable(self.kernel) and "gamma" in KERNELS.get(self.kernel, (None, ()))[1]:
-            self._gamma = resolve_gamma(self.gamma, G)
-        return self._kernel_function()(G), d
+    def _kernel_points(self, X):
+        """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
+        return _augment(X)
 
     def decision_function(self, X):
         """``K([x' -1], G') D u`` (``x'w - gamma`` for the linear kernel); positive means ``classes_[1]``.
@@ -453,9 +437,5 @@ class LagrangianSVC(BaseKernelClassifier):
         if self.kernel == "linear":
             X = validate_data(self, X, dtype=np.float64, reset=False)
             return X @ self.coef_[0] + self.intercept_[0]
-        if self.kernel == "precomputed":
-            K = self._test_gram(X, columns=self.support_)
-        else:
-            X = validate_data(self, X, dtype=np.float64, reset=False)
-            K = self._kernel_function()(_augment(X), _augment(self.X_fit_[self.support_]))
+        K = self._test_gram(X, columns=self.support_)  # K([X -e], G_support')
         return K @ self.dual_coef_[0]
