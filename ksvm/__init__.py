@@ -16,12 +16,18 @@ primal
     The primal QP and the hinge form, solved directly (small problems).
 lsvm
     The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels).
+rlsc
+    Regularized least-squares classification (Rennie): the bordered system, direct and CG.
+rlr
+    Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
 """
 
-from . import base, datasets, kernels, lsvm, mercer, primal, smo
+from . import base, datasets, kernels, lsvm, mercer, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .lsvm import LagrangianSVC
+from .rlr import KernelLogisticRegression
+from .rlsc import RLSClassifier
 from .smo import SoftMarginSVC
 
 __version__ = "0.1.0"
@@ -33,9 +39,13 @@ __all__ = [
     "lsvm",
     "mercer",
     "primal",
+    "rlr",
+    "rlsc",
     "smo",
     "check_mercer",
     "KernelMeanClassifier",
     "SoftMarginSVC",
     "LagrangianSVC",
+    "RLSClassifier",
+    "KernelLogisticRegression",
 ]

@@ -47,6 +47,9 @@ KERNELS = {
     "sigmoid": (sigmoid_kernel, ("gamma", "coef0")),
 }
 
+#: Named kernels whose Gram matrices are PSD for every valid parameter value.
+_ALWAYS_PSD = ("linear", "rbf", "exponential")
+
 
 def resolve_gamma(gamma, X):
     """Turn ``gamma`` into a positive number, using the training data if needed.
@@ -221,6 +224,16 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
                 f"semi-definite ({report}); {why} Check the kernel function or the "
                 "precomputed matrix."
             )
+
+    def _check_kernel_psd(self, K, why):
+        """:meth:`_require_psd`, skipped for the named kernels that are PSD by construction.
+
+        Those are 'linear', 'rbf', 'exponential' and 'poly' with ``coef0 >= 0``;
+        'sigmoid', a callable and a precomputed matrix are checked.
+        """
+        if self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0):
+            return
+        self._require_psd(K, why)
 
     def _uses_gamma(self):
         if callable(self.kernel):

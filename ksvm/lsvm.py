@@ -297,11 +297,6 @@ def _augment(X):
     return np.hstack([X, -np.ones((X.shape[0], 1))])
 
 
-#: Named kernels that are PSD for every valid parameter value; the others
-#: (sigmoid, a callable, a precomputed matrix) are checked with check_mercer.
-_ALWAYS_PSD = {"linear", "rbf", "exponential"}
-
-
 class LagrangianSVC(BaseKernelClassifier):
     """The Lagrangian SVM of Mangasarian & Musicant (2001) as an estimator.
 
@@ -397,10 +392,7 @@ class LagrangianSVC(BaseKernelClassifier):
             margins = d * (X @ result.w - result.gamma)
         else:
             K, d = self._fit_gram(X, y)  # K(G, G'), see _kernel_points
-            if not (isinstance(self.kernel, str) and self.kernel in _ALWAYS_PSD) and not (
-                self.kernel == "poly" and self.coef0 >= 0
-            ):
-                self._require_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
+            self._check_kernel_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
             result = lsvm_kernel(K, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
             self.intercept_ = np.array([0.0])
             margins = d * (K @ (d * result.u))

@@ -1,0 +1,525 @@
+"""Regularized logistic regression (RLR) with a kernel, after Rennie (2003).
+
+With ``g(z) = 1 / (1 + e^{-z})``, labels ``y`` in {-1, +1}, ``Y = diag(y)``
+and the weights written on the examples (``w = X'c``, ``K = XX'``), RLR
+minimises Rennie's (9),
+
+.. math::
+
+    L(c, b) = -\\sum_i \\log g\\big(y_i (Kc + b\\mathbf 1)_i\\big)
+              + \\frac{\\lambda}{2}\\, c'Kc ,
+
+whose gradient, Rennie's (10)-(11) written as column vectors, is
+
+.. math::
+
+    \\nabla_c L = -K Y g(-z) + \\lambda K c, \\qquad
+    \\partial_b L = -y' g(-z), \\qquad z = Y(Kc + b\\mathbf 1),
+
+with ``g`` applied entrywise (``1 - g(z) = g(-z)``).  Three minimisers:
+
+* :func:`rlr_gd`, gradient descent with the constant step ``1 / L_grad``,
+  where ``L_grad = (lambda_max(K)^2 + n) / 4 + lambda lambda_max(K)`` bounds
+  the Hessian: the objective then decreases at every step and the iterates
+  converge (at rate ``O(1/k)`` in the objective);
+* :func:`rlr_lbfgs`, scipy's L-BFGS on the same objective and gradient;
+* :func:`rlr_newton`, Newton's method with a backtracking line search.  Each
+  Newton step is a *weighted* RLSC problem (iteratively reweighted least
+  squares): with ``D = diag(g(z) g(-z))`` the next iterate solves the bordered
+  system ``(K + lambda D^{-1}) c + b 1 = f + D^{-1} Y g(-z)``, ``1'c = 0``.
+
+All three stop when ``||grad L||_inf <= tol * max(1, ||grad L(0, 0)||_inf)``.
+
+References
+----------
+Rennie, J. D. M. (2003), Kernelizing linear classifiers, section 3.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve, eigvalsh
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_positive
+from .base import BaseKernelClassifier
+from .rlsc import _check_problem, _eliminate_bias, _not_pd, _require_psd
+
+__all__ = [
+    "RLRResult",
+    "rlr_objective",
+    "rlr_gradient",
+    "rlr_lipschitz",
+    "rlr_gd",
+    "rlr_lbfgs",
+    "rlr_newton",
+    "KernelLogisticRegression",
+]
+
+
+@dataclass
+class RLRResult:
+    """What the three RLR solvers return.
+
+    Attributes
+    ----------
+    c : ndarray of shape (n,)
+        The weights on the examples; ``f(x) = sum_i c_i k(x_i, x) + b``.
+    b : float
+        The bias.
+    objective : float
+        Rennie's (9) at ``(c, b)``.
+    grad_norm : float
+        ``||grad L(c, b)||_inf``.
+    n_iter : int
+    converged : bool
+        ``grad_norm <= tol * max(1, ||grad L(0, 0)||_inf)`` within ``max_iter``.
+    history : ndarray or None
+        The objective at every iterate (the start included), if asked for.
+    """
+
+    c: np.ndarray
+    b: float
+    objective: float
+    grad_norm: float
+    n_iter: int
+    converged: bool
+    history: np.ndarray = field(default=None, repr=False)
+
+
+def _loss_and_gradient(K, y, lam, c, b):
+    """(9) and its gradient (10)-(11) from the validated problem."""
+    Kc = K @ c
+    z = y * (Kc + b)
+    s = y * expit(-z)  # Y g(-z)
+    value = float(-log_expit(z).sum() + 0.5 * lam * c @ Kc)
+    return value, K @ (lam * c - s), float(-s.sum())
+
+
+def rlr_objective(K, y, lam, c, b):
+    """Rennie's (9): ``-sum log g(Y(Kc + b 1)) + lam/2 c'Kc``.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        The Gram matrix.
+    y : array-like of shape (n,)
+        The labels; any two classes, the second in sort order is +1.
+    lam : float > 0
+    c : array-like of shape (n,)
+    b : float
+
+    Returns
+    -------
+    value : float
+
+    Examples
+    --------
+    >>> round(rlr_objective(np.eye(2), [-1, 1], 1.0, [0.0, 0.0], 0.0), 6)  # 2 log 2
+    1.386294
+    """
+    K, y_pm, lam = _check_problem(K, y, lam)
+    return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[0]
+
+
+def rlr_gradient(K, y, lam, c, b):
+    """Rennie's (10)-(11) as column vectors: ``(-K Y g(-z) + lam K c, -y'g(-z))``.
+
+    Parameters
+    ----------
+    K, y, lam, c, b
+        As in :func:`rlr_objective`.
+
+    Returns
+    -------
+    grad_c : ndarray of shape (n,)
+    grad_b : float
+
+    Examples
+    --------
+    >>> gc, gb = rlr_gradient(np.eye(2), [-1, 1], 1.0, [0.0, 0.0], 0.0)
+    >>> gc, gb
+    (array([ 0.5, -0.5]), -0.0)
+    """
+    K, y_pm, lam = _check_problem(K, y, lam)
+    return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:]
+
+
+def rlr_lipschitz(K, lam):
+    """A Lipschitz constant of the gradient of (9) in ``(c, b)``.
+
+    The Hessian is ``[K; 1'] D [K 1] + lam diag(K, 0)`` with
+    ``D = diag(g(z) g(-z)) <= I / 4``, so its largest eigenvalue is at most
+    ``(lambda_max(K)^2 + n) / 4 + lam lambda_max(K)``.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+    lam : float > 0
+
+    Returns
+    -------
+    L : float
+
+    Examples
+    --------
+    >>> rlr_lipschitz(np.eye(4), 1.0)  # (1 + 4) / 4 + 1
+    2.25
+    """
+    K = np.asarray(K, dtype=np.float64)
+    n = K.shape[0]
+    top = float(eigvalsh(K, subset_by_index=[n - 1, n - 1])[0])
+    return (top**2 + n) / 4.0 + lam * max(top, 0.0)
+
+
+def _setup(K, y, lam, tol, max_iter, default_max_iter):
+    K, y_pm, lam = _check_problem(K, y, lam)
+    _require_psd(K)
+    tol = check_positive(tol, "tol")
+    if max_iter is None:
+        max_iter = default_max_iter
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
+    _, gc0, gb0 = _loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)
+    threshold = tol * max(1.0, float(np.abs(gc0).max()), abs(gb0))
+    return K, y_pm, lam, threshold, int(max_iter)
+
+
+def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint):
+    value, gc, gb = _loss_and_gradient(K, y, lam, c, b)
+    grad_norm = max(float(np.abs(gc).max()), abs(gb))
+    converged = grad_norm <= threshold
+    if not converged:
+        warnings.warn(
+            f"{name} stopped after {n_iter} iterations with ||grad||_inf = {grad_norm:.3g} > "
+            f"{threshold:.3g} (tol times the initial gradient); {hint}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return RLRResult(
+        c=c, b=float(b), objective=value, grad_norm=grad_norm, n_iter=n_iter,
+        converged=converged, history=None if history is None else np.array(history),
+    )
+
+
+def rlr_gd(K, y, lam, tol=1e-6, max_iter=10000, step=None, return_history=False):
+    """Minimise (9) by gradient descent with a constant step.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        A positive semi-definite Gram matrix.
+    y : array-like of shape (n,)
+        The labels; any two classes, the second in sort order is +1.
+    lam : float > 0
+    tol : float > 0, default=1e-6
+        Relative gradient tolerance (see the module docstring).
+    max_iter : int or None, default=10000
+    step : float > 0 or None, default=None
+        None means ``1 / rlr_lipschitz(K, lam)``, for which every step
+        decreases (9) (the descent lemma).  A step above ``2 / L`` may diverge.
+    return_history : bool, default=False
+        Keep the objective per iteration.
+
+    Returns
+    -------
+    result : RLRResult
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``max_iter`` is reached first.  The gradient in ``c`` is ``K`` times
+        the residual, so the Hessian is about ``K D K``: its condition number
+        is that of ``K`` squared, and plain gradient descent is slow.
+
+    Examples
+    --------
+    With ``K = I`` and ``lam = 1`` the solution is ``c_i = y_i a``, ``b = 0``,
+    where ``a = g(-a)``, that is ``a = 0.4011``:
+
+    >>> r = rlr_gd(np.eye(4), [-1, -1, 1, 1], lam=1.0, tol=1e-10)
+    >>> np.round(r.c, 4), r.converged
+    (array([-0.4011, -0.4011,  0.4011,  0.4011]), True)
+    """
+    K, y_pm, lam, threshold, max_iter = _setup(K, y, lam, tol, max_iter, 10000)
+    step = 1.0 / rlr_lipschitz(K, lam) if step is None else check_positive(step, "step")
+    c, b = np.zeros(len(y_pm)), 0.0
+    history = [] if return_history else None
+    n_iter = 0
+    while True:
+        value, gc, gb = _loss_and_gradient(K, y_pm, lam, c, b)
+        if return_history:
+            history.append(value)
+        if max(np.abs(gc).max(), abs(gb)) <= threshold or n_iter == max_iter:
+            break
+        c = c - step * gc
+        b = b - step * gb
+        n_iter += 1
+    return _finish(
+        K, y_pm, lam, c, b, n_iter, threshold, history, "Gradient descent",
+        "raise max_iter or tol, or use solver='lbfgs' or 'newton'.",
+    )
+
+
+def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
+    """Minimise (9) with scipy's L-BFGS-B, given the gradient (10)-(11).
+
+    Parameters
+    ----------
+    K, y, lam, tol, return_history
+        As in :func:`rlr_gd`.
+    max_iter : int or None, default=15000
+
+    Returns
+    -------
+    result : RLRResult
+
+    Warns
+    -----
+    ConvergenceWarning
+        If L-BFGS stops before the gradient tolerance is met.
+
+    Examples
+    --------
+    The example of :func:`rlr_gd`:
+
+    >>> r = rlr_lbfgs(np.eye(4), [-1, -1, 1, 1], lam=1.0, tol=1e-10)
+    >>> np.round(r.c, 4), r.converged
+    (array([-0.4011, -0.4011,  0.4011,  0.4011]), True)
+    """
+    K, y_pm, lam, threshold, max_iter = _setup(K, y, lam, tol, max_iter, 15000)
+    n = len(y_pm)
+
+    def fun(p):
+        value, gc, gb = _loss_and_gradient(K, y_pm, lam, p[:n], p[n])
+        return value, np.append(gc, gb)
+
+    history = [fun(np.zeros(n + 1))[0]] if return_history else None
+
+    def callback(intermediate_result):
+        history.append(float(intermediate_result.fun))
+
+    res = minimize(
+        fun, np.zeros(n + 1), jac=True, method="L-BFGS-B",
+        callback=callback if return_history else None,
+        options={"maxiter": max_iter, "gtol": threshold, "ftol": 0.0, "maxls": 50},
+    )
+    return _finish(
+        K, y_pm, lam, res.x[:n], res.x[n], int(res.nit), threshold, history, "L-BFGS",
+        "raise max_iter or tol, or use solver='newton'.",
+    )
+
+
+def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
+    """Minimise (9) by Newton's method, each step a weighted RLSC bordered system.
+
+    Parameters
+    ----------
+    K, y, lam, tol, return_history
+        As in :func:`rlr_gd`.
+    max_iter : int or None, default=100
+
+    Returns
+    -------
+    result : RLRResult
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not positive semi-definite (a Cholesky factorisation of
+        ``D^{1/2} K D^{1/2} + lam I`` fails).
+
+    Notes
+    -----
+    With ``f = Kc + b 1``, ``p = g(-z)`` and ``W = D^{1/2}``, the Newton step
+    solves ``(WKW + lam I) a + W1 b = Wf + W^{-1}Yp``, ``1'Wa = 0``, and sets
+    ``c = Wa``; the matrix is symmetric positive definite with eigenvalues at
+    least ``lam``.  A backtracking (Armijo) line search on the step keeps the
+    objective decreasing.  Each iteration costs one ``O(n^3)`` factorisation.
+
+    Examples
+    --------
+    The example of :func:`rlr_gd`, in three Newton steps:
+
+    >>> r = rlr_newton(np.eye(4), [-1, -1, 1, 1], lam=1.0, tol=1e-10)
+    >>> np.round(r.c, 4), r.converged, r.n_iter
+    (array([-0.4011, -0.4011,  0.4011,  0.4011]), True, 3)
+    """
+    K, y_pm, lam, threshold, max_iter = _setup(K, y, lam, tol, max_iter, 100)
+    n = len(y_pm)
+    c, b = np.zeros(n), 0.0
+    value, gc, gb = _loss_and_gradient(K, y_pm, lam, c, b)
+    history = [value] if return_history else None
+    n_iter = 0
+    while max(np.abs(gc).max(), abs(gb)) > threshold and n_iter < max_iter:
+        f = K @ c + b
+        z = y_pm * f
+        W = np.sqrt(expit(z) * expit(-z))  # D^{1/2}
+        M = W[:, None] * K * W[None, :]
+        M[np.diag_indices(n)] += lam
+        try:
+            factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError as exc:
+            raise _not_pd() from exc
+        rhs = W * f + y_pm * np.exp(np.minimum(-0.5 * z, 700.0))  # W f + W^{-1} Y g(-z)
+        sol = cho_solve(factor, np.column_stack([rhs, W]), check_finite=False)
+        a, b_new = _eliminate_bias(sol[:, 0], sol[:, 1], W) if W.sum() > 0 else (sol[:, 0], b)
+        dc, db = W * a - c, b_new - b
+        slope = gc @ dc + gb * db
+        t = 1.0
+        for _ in range(60):  # Armijo backtracking
+            new_value, new_gc, new_gb = _loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
+            if new_value <= value + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        else:
+            break  # no decrease possible at rounding level: stop here
+        c, b = c + t * dc, b + t * db
+        value, gc, gb = new_value, new_gc, new_gb
+        n_iter += 1
+        if return_history:
+            history.append(value)
+    return _finish(
+        K, y_pm, lam, c, b, n_iter, threshold, history, "Newton's method",
+        "raise max_iter or tol.",
+    )
+
+
+_SOLVERS = {"newton": rlr_newton, "lbfgs": rlr_lbfgs, "gd": rlr_gd}
+
+
+class KernelLogisticRegression(BaseKernelClassifier):
+    """Regularized logistic regression with a kernel (Rennie's (8)-(11)).
+
+    Minimises ``-sum_i log g(y_i f(x_i)) + lam/2 c'Kc`` with
+    ``f(x) = sum_i c_i k(x_i, x) + b``, and reads ``g(f(x))`` as the
+    probability of ``classes_[1]``.  With the linear kernel this is
+    scikit-learn's ``LogisticRegression(C=1/lam)``.
+
+    Parameters
+    ----------
+    lam : float > 0, default=1.0
+        Rennie's ``lambda``; the penalty is ``lam/2 ||w||^2``.
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+    degree : int >= 1, default=3
+    coef0 : float, default=1.0
+    solver : {'newton', 'lbfgs', 'gd'}, default='newton'
+        :func:`rlr_newton`, :func:`rlr_lbfgs` or :func:`rlr_gd`.
+    tol : float > 0, default=1e-6
+        Relative gradient tolerance.
+    max_iter : int or None, default=None
+        None means the solver's default (100, 15000, 10000).
+
+    Attributes
+    ----------
+    classes_, n_features_in_, X_fit_
+        As for every ``ksvm`` classifier.
+    dual_coef_ : ndarray of shape (1, n_samples)
+        The weights ``c``.
+    intercept_ : ndarray of shape (1,)
+        The bias ``b``.
+    coef_ : ndarray of shape (1, n_features)
+        ``w = X'c``, with the linear kernel only.
+    n_iter_ : int
+    objective_ : float
+        (9) at the solution.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: invalid data or hyper-parameters, not exactly two classes,
+        or a kernel whose Gram matrix is not positive semi-definite.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> clf = KernelLogisticRegression(lam=0.1, kernel="linear").fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[1.5], [2.5]]).tolist()
+    ['a', 'b']
+    >>> np.round(clf.predict_proba([[2.0]]), 4)
+    array([[0.5, 0.5]])
+    """
+
+    def __init__(
+        self, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="newton",
+        tol=1e-6, max_iter=None,
+    ):
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Minimise (9) for ``X`` and two-class labels ``y``.
+
+        Returns
+        -------
+        self : KernelLogisticRegression
+        """
+        if self.solver not in _SOLVERS:
+            names = ", ".join(repr(s) for s in _SOLVERS)
+            raise ValueError(f"solver must be one of {names}, got {self.solver!r}.")
+        lam = check_positive(self.lam, "lam")
+        K, y_pm = self._fit_gram(X, y)
+        self._check_kernel_psd(K, "kernel logistic regression needs a PSD kernel for (9) to be convex.")
+        result = _SOLVERS[self.solver](K, y_pm, lam, tol=self.tol, max_iter=self.max_iter)
+        self.dual_coef_ = result.c[None, :]
+        self.intercept_ = np.array([result.b])
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        if self.kernel == "linear":
+            self.coef_ = (self.X_fit_.T @ result.c)[None, :]
+        return self
+
+    def decision_function(self, X):
+        """``f(x) = sum_i c_i k(x_i, x) + b``, the log-odds of ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        return self._test_gram(X) @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict_proba(self, X):
+        """Probabilities of the two classes, ``[1 - g(f(x)), g(f(x))]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Columns in the order of ``classes_``.
+        """
+        f = self.decision_function(X)
+        return np.column_stack([expit(-f), expit(f)])
+
+    def predict_log_proba(self, X):
+        """Logarithms of :meth:`predict_proba`, computed without overflow.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, 2)
+        """
+        f = self.decision_function(X)
+        return np.column_stack([log_expit(-f), log_expit(f)])
