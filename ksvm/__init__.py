@@ -18,13 +18,16 @@ lsvm
     The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels).
 rlsc
     Regularized least-squares classification (Rennie): the bordered system, direct and CG.
+ascent
+    The weighted gradient ascent and the variability bias of Cocianu & State.
 rlr
     Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
 """
 
-from . import base, datasets, kernels, lsvm, mercer, primal, rlr, rlsc, smo
+from . import ascent, base, datasets, kernels, lsvm, mercer, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
+from .ascent import GradientAscentSVC
 from .lsvm import LagrangianSVC
 from .rlr import KernelLogisticRegression
 from .rlsc import RLSClassifier
@@ -33,6 +36,7 @@ from .smo import SoftMarginSVC
 __version__ = "0.1.0"
 
 __all__ = [
+    "ascent",
     "base",
     "datasets",
     "kernels",
@@ -48,4 +52,5 @@ __all__ = [
     "LagrangianSVC",
     "RLSClassifier",
     "KernelLogisticRegression",
+    "GradientAscentSVC",
 ]

@@ -1,0 +1,672 @@
+"""The weighted gradient ascent and the variability bias of Cocianu & State (2013).
+
+The hard-margin dual (their (7)) is
+
+.. math::
+
+    \\max_\\alpha\\ Q(\\alpha) = \\sum_i \\alpha_i
+        - \\tfrac12 \\sum_{i,j} \\alpha_i \\alpha_j y_i y_j K(x_i, x_j)
+    \\quad\\text{s.t.}\\quad \\sum_i \\alpha_i y_i = 0,\\ \\alpha_i \\ge 0 .
+
+Its gradient (10) is ``G_k = 1 - y_k F_k`` with ``F = K(alpha * y)``.  One
+step of the ascent, (13)-(14), takes a positive example ``p1`` and a negative
+one ``p2`` and adds the same amount
+
+.. math::
+
+    \\delta = \\rho\\,[\\rho_1 G_{p_1} + (1 - \\rho_1) G_{p_2}]
+
+to both ``alpha_p1`` and ``alpha_p2``; since ``y_p1 = -y_p2`` the constraint
+``sum alpha_i y_i = 0`` is kept.  Along that direction ``Q`` changes exactly by
+
+.. math::
+
+    \\Delta Q = \\delta (G_{p_1} + G_{p_2}) - \\tfrac12 \\delta^2 \\eta,
+    \\qquad \\eta = K_{p_1 p_1} + K_{p_2 p_2} - 2 K_{p_1 p_2},
+
+which :func:`weighted_ascent` evaluates for all pairs at once and maximises
+(their (15)).  The paper does not say how ``alpha >= 0`` is kept; here a
+step that would make either coefficient negative is shortened to stop at 0
+(``nonnegative='clip'``), and ``nonnegative='none'`` shows what happens
+without.
+
+The weight ``rho_1`` (17) balances the two classes by ``theta`` (16), a
+Fisher-like ratio of the squared norm of the class mean to its variance along
+itself, both in the feature space; the lemma (18) writes it through the
+kernel (:func:`rho1`).  The bias is either the standard (8), midway between the
+innermost positive and negative example, or (22), which leans towards the
+class of larger variability (19)-(21).
+
+References
+----------
+Cocianu, C. and State, L. (2013), Kernel-based methods for learning non-linear
+SVM, Economic Computation and Economic Cybernetics Studies and Research 47(1),
+sections 3-5.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.spatial.distance import cdist
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import (
+    check_finite_real,
+    check_gram,
+    check_matrix,
+    check_positive,
+    encode_binary_labels,
+)
+from .base import BaseKernelClassifier
+from .datasets import is_linearly_separable
+
+__all__ = [
+    "rho1",
+    "rho1_explicit",
+    "class_variability",
+    "class_variability_explicit",
+    "variability_index",
+    "standard_bias",
+    "class_biases",
+    "variability_bias",
+    "separable_in_feature_space",
+    "AscentResult",
+    "weighted_ascent",
+    "GradientAscentSVC",
+]
+
+
+def _problem(K, y):
+    K = check_gram(K)
+    y_pm, _ = encode_binary_labels(y)
+    if y_pm.shape[0] != K.shape[0]:
+        raise ValueError(f"K is {K.shape[0]} x {K.shape[0]} but y has {y_pm.shape[0]} labels.")
+    return K, y_pm
+
+
+def _theta_parts(K_block):
+    """``||mu||^4`` and ``mu' Sigma mu`` of one class from its kernel block (the lemma)."""
+    m = K_block.shape[0]
+    if m < 2:
+        raise ValueError(
+            "rho_1 needs at least two examples in each class (it uses the sample "
+            f"covariance (16)); a class has {m}. Use weight='equal' instead."
+        )
+    mean_norm2 = K_block.sum() / m**2  # ||mu||^2 = (1/m^2) sum_ij K_ij
+    T = K_block.sum(axis=0) - K_block.sum() / m  # T(k) = sum_i (K_ik - (1/m) sum_p K_ip)
+    return mean_norm2**2, (T @ T) / (m**2 * (m - 1))
+
+
+def _ratio(a1, v1, a2, v2):
+    """``theta_2 / (theta_1 + theta_2)`` with ``theta_i = a_i / v_i``, written without
+    dividing by a variance that may be 0: ``a_2 v_1 / (a_1 v_2 + a_2 v_1)``."""
+    den = a1 * v2 + a2 * v1
+    return 0.5 if den == 0 else float(a2 * v1 / den)
+
+
+def rho1(K, y):
+    """The weight ``rho_1`` (17) from the kernel alone, by the lemma (18).
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+        The Gram matrix of the training points.
+    y : array-like of shape (N,)
+        Two class labels; the second in sort order is the paper's first class
+        ``h_1`` (label +1).  The examples need not be ordered by class.
+
+    Returns
+    -------
+    rho_1 : float in [0, 1]
+        ``theta_2 / (theta_1 + theta_2)``, with
+        ``theta_i = ||mu_i||^4 / (mu_i' Sigma_i mu_i)`` (16) in the feature space;
+        0.5 if both ``theta`` are undefined.
+
+    Raises
+    ------
+    ValueError
+        If a class has fewer than two examples, or on invalid input.
+
+    Examples
+    --------
+    With the linear kernel on the line, ``rho_1`` is the Fisher-type ratio of
+    the two classes' ``mu^2 / sigma^2``:
+
+    >>> x = np.array([1.0, 2.0, 3.0, -1.0, -3.0])
+    >>> round(rho1(np.outer(x, x), [1, 1, 1, -1, -1]), 6)
+    0.333333
+    """
+    K, y_pm = _problem(K, y)
+    pos, neg = y_pm > 0, y_pm < 0
+    a1, v1 = _theta_parts(K[np.ix_(pos, pos)])
+    a2, v2 = _theta_parts(K[np.ix_(neg, neg)])
+    return _ratio(a1, v1, a2, v2)
+
+
+def rho1_explicit(Phi, y):
+    """``rho_1`` (16)-(17) from explicit feature vectors: the reference for :func:`rho1`.
+
+    Parameters
+    ----------
+    Phi : array-like of shape (N, D)
+        The feature vectors ``g(x_i)``, one per row.
+    y : array-like of shape (N,)
+
+    Returns
+    -------
+    rho_1 : float
+
+    Examples
+    --------
+    >>> round(rho1_explicit([[1.0], [2.0], [3.0], [-1.0], [-3.0]], [1, 1, 1, -1, -1]), 6)
+    0.333333
+    """
+    Phi = check_matrix(Phi, name="Phi")
+    y_pm, _ = encode_binary_labels(y)
+    parts = []
+    for label in (1.0, -1.0):
+        G = Phi[y_pm == label]
+        if G.shape[0] < 2:
+            raise ValueError("rho_1 needs at least two examples in each class.")
+        mu = G.mean(axis=0)
+        Sigma = np.atleast_2d(np.cov(G, rowvar=False))  # 1/(m-1), as in (16)
+        parts += [float(mu @ mu) ** 2, float(mu @ Sigma @ mu)]
+    return _ratio(*parts)
+
+
+def _variability(K_block):
+    diag = np.diag(K_block)
+    sq = np.maximum(diag[:, None] - 2.0 * K_block + diag[None, :], 0.0)  # rounding below 0
+    return float(np.sqrt(sq).sum() / (2.0 * K_block.shape[0] ** 2))
+
+
+def class_variability(K, y):
+    """``var(C)`` (20) of each class: half the mean feature-space distance within it.
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+    y : array-like of shape (N,)
+
+    Returns
+    -------
+    var_neg, var_pos : float
+        ``var(C_-)`` and ``var(C_+)``, in the order of the sorted labels.
+
+    Examples
+    --------
+    >>> x = np.array([0.0, 2.0, 5.0, 6.0])
+    >>> class_variability(np.outer(x, x), [1, 1, -1, -1])  # distances 2 and 1, twice each
+    (0.25, 0.5)
+    """
+    K, y_pm = _problem(K, y)
+    return tuple(_variability(K[np.ix_(y_pm == s, y_pm == s)]) for s in (-1.0, 1.0))
+
+
+def class_variability_explicit(Phi, y):
+    """``var(C)`` (19) from explicit feature vectors: the reference for :func:`class_variability`.
+
+    Parameters
+    ----------
+    Phi : array-like of shape (N, D)
+    y : array-like of shape (N,)
+
+    Returns
+    -------
+    var_neg, var_pos : float
+
+    Examples
+    --------
+    >>> class_variability_explicit([[0.0], [2.0], [5.0], [6.0]], [1, 1, -1, -1])
+    (0.25, 0.5)
+    """
+    Phi = check_matrix(Phi, name="Phi")
+    y_pm, _ = encode_binary_labels(y)
+    out = []
+    for label in (-1.0, 1.0):
+        G = Phi[y_pm == label]
+        out.append(float(cdist(G, G).sum() / (2.0 * G.shape[0] ** 2)))
+    return tuple(out)
+
+
+def variability_index(K, y):
+    """``ind`` (21): the smaller class variability over the larger, in [0, 1].
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+    y : array-like of shape (N,)
+
+    Returns
+    -------
+    ind : float
+        1.0 if both classes have zero variability.
+
+    Examples
+    --------
+    >>> x = np.array([0.0, 2.0, 5.0, 6.0])
+    >>> variability_index(np.outer(x, x), [1, 1, -1, -1])
+    0.5
+    """
+    v_neg, v_pos = class_variability(K, y)
+    big = max(v_neg, v_pos)
+    return 1.0 if big == 0 else min(v_neg, v_pos) / big
+
+
+def _outputs(K, y, alpha):
+    K, y_pm = _problem(K, y)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if alpha.shape != y_pm.shape:
+        raise ValueError(f"alpha has shape {alpha.shape}; one coefficient per example is needed.")
+    return K @ (alpha * y_pm), y_pm
+
+
+def standard_bias(K, y, alpha):
+    """The bias (8): ``-(max_{y_i=-1} F_i + min_{y_i=+1} F_i) / 2``, ``F = K(alpha * y)``.
+
+    It puts the boundary midway between the innermost negative and positive
+    examples.
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+    y : array-like of shape (N,)
+    alpha : array-like of shape (N,)
+
+    Returns
+    -------
+    b : float
+
+    Examples
+    --------
+    >>> standard_bias(np.outer([1.0, 3.0], [1.0, 3.0]), [-1, 1], [0.5, 0.5])  # F = (1, 3)
+    -2.0
+    """
+    F, y_pm = _outputs(K, y, alpha)
+    return float(-0.5 * (F[y_pm < 0].max() + F[y_pm > 0].min()))
+
+
+def class_biases(K, y, alpha, reading="margin"):
+    """``b_+`` and ``b_-``, which the paper uses in (22) but does not define.
+
+    Parameters
+    ----------
+    K, y, alpha
+        As in :func:`standard_bias`.
+    reading : {'margin', 'boundary'}, default='margin'
+        'margin': ``b_+ = 1 - min_{y=+1} F`` puts the innermost positive on
+        its margin ``f = +1``, ``b_- = -1 - max_{y=-1} F`` the innermost negative
+        on ``f = -1``.  'boundary': ``b_+ = -min_{y=+1} F`` and
+        ``b_- = -max_{y=-1} F`` put them on the boundary ``f = 0``.  In both
+        readings ``(b_+ + b_-) / 2`` is the standard bias (8).
+
+    Returns
+    -------
+    b_pos, b_neg : float
+
+    Examples
+    --------
+    At the optimum of (7) both examples lie on their margins, so the two
+    'margin' biases coincide:
+
+    >>> K, y, a = np.outer([1.0, 3.0], [1.0, 3.0]), [-1, 1], [0.5, 0.5]
+    >>> class_biases(K, y, a), class_biases(K, y, a, reading="boundary")
+    ((-2.0, -2.0), (-3.0, -1.0))
+    """
+    F, y_pm = _outputs(K, y, alpha)
+    shift = {"margin": 1.0, "boundary": 0.0}.get(reading)
+    if shift is None:
+        raise ValueError(f"reading must be 'margin' or 'boundary', got {reading!r}.")
+    return float(shift - F[y_pm > 0].min()), float(-shift - F[y_pm < 0].max())
+
+
+def variability_bias(K, y, alpha, reading="margin"):
+    """The bias (22), which leans towards the class of larger variability.
+
+    With ``b_max`` the ``b`` of the more variable class and ``b_min`` the
+    other (:func:`class_biases`) and ``ind`` from (21),
+    ``b = ind b_max + (1 - ind) b_min`` if ``ind <= 0.5``, else
+    ``(1 - ind) b_max + ind b_min``.
+
+    Parameters
+    ----------
+    K, y, alpha, reading
+        As in :func:`class_biases`.
+
+    Returns
+    -------
+    b : float
+
+    Examples
+    --------
+    >>> K, y, a = np.outer([1.0, 3.0], [1.0, 3.0]), [-1, 1], [0.5, 0.5]
+    >>> variability_bias(K, y, a, reading="boundary")  # one point per class: ind = 1, b = b_min
+    -1.0
+    """
+    b_pos, b_neg = class_biases(K, y, alpha, reading)
+    v_neg, v_pos = class_variability(K, y)
+    ind = variability_index(K, y)
+    b_max, b_min = (b_pos, b_neg) if v_pos >= v_neg else (b_neg, b_pos)
+    if ind <= 0.5:
+        return float(ind * b_max + (1.0 - ind) * b_min)
+    return float((1.0 - ind) * b_max + ind * b_min)
+
+
+def separable_in_feature_space(K, y):
+    """Decide by linear programming whether the classes are separable in the feature space.
+
+    By the representer argument a separating ``w`` can be taken in the span
+    of the ``g(x_j)``, so the images are separable exactly when some ``(c, b)``
+    has ``y_i ((Kc)_i + b) >= 1`` for all ``i``: the rows of ``K`` are
+    separable as points (:func:`ksvm.datasets.is_linearly_separable`).  The
+    hard-margin dual (7) is bounded exactly when this holds.
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+    y : array-like of shape (N,)
+
+    Returns
+    -------
+    separable : bool
+
+    Examples
+    --------
+    >>> x = np.array([0.0, 1.0, 2.0])
+    >>> separable_in_feature_space(np.outer(x, x), [-1, 1, -1])  # linear kernel: no
+    False
+    >>> separable_in_feature_space((np.outer(x, x) + 1.0) ** 2, [-1, 1, -1])  # quadratic: yes
+    True
+    """
+    K, y_pm = _problem(K, y)
+    return is_linearly_separable(K, y_pm)
+
+
+@dataclass
+class AscentResult:
+    """What :func:`weighted_ascent` returns.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (N,)
+    objective : float
+        ``Q(alpha)``, recomputed from ``alpha``.
+    n_iter : int
+        Pair updates made.
+    converged : bool
+        True if a stopping rule of the paper ended the run, False at ``max_iter``.
+    stop : str
+        'no ascent pair' (no pair satisfies (15)), 'small change'
+        (``|Q - Q_old| < tol``) or 'max_iter'.
+    rho1 : float
+        The weight used.
+    trace : ndarray or None
+        ``Q`` after every iteration, the start (``Q = 0``) included, if asked for.
+    """
+
+    alpha: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+    stop: str
+    rho1: float
+    trace: np.ndarray = field(default=None, repr=False)
+
+
+def _check_count(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
+    return int(value)
+
+
+def weighted_ascent(
+    K, y, rho=1e-2, weight="rho1", tol=1e-8, max_iter=100000, nonnegative="clip",
+    check_separable=True, trace=False,
+):
+    """Solve the hard-margin dual (7) by the pairwise weighted gradient ascent (13)-(15).
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+        The Gram matrix.
+    y : array-like of shape (N,)
+        Two class labels; the second in sort order is the positive class.
+    rho : float > 0, default=1e-2
+        The learning rate; the paper uses values in ``[1e-6, 1e-2]``.
+    weight : {'rho1', 'equal'} or float in [0, 1], default='rho1'
+        The weight ``rho_1`` of (14): from the lemma (:func:`rho1`), 0.5, or
+        the value given.
+    tol : float > 0, default=1e-8
+        The threshold ``epsilon`` of the stopping rule ``|Q - Q_old| < epsilon``.
+    max_iter : int, default=100000
+    nonnegative : {'clip', 'none'}, default='clip'
+        'clip' shortens a step that would make ``alpha_p1`` or ``alpha_p2``
+        negative so that it stops at 0; 'none' applies (14) as printed.
+    check_separable : bool, default=True
+        Refuse data that are not separable in the feature space, for which
+        (7) is unbounded (:func:`separable_in_feature_space`, one LP).
+    trace : bool, default=False
+        Keep ``Q`` after every iteration.
+
+    Returns
+    -------
+    result : AscentResult
+
+    Raises
+    ------
+    ValueError
+        On invalid input, ``rho <= 0``, a weight outside [0, 1], or data not
+        separable in the feature space.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``max_iter`` is reached before a stopping rule holds.
+
+    Notes
+    -----
+    Each iteration scores all ``N_+ x N_-`` pairs (``O(N_+ N_-)``) and updates
+    ``F = K(alpha * y)`` with two columns of ``K`` (``O(N)``).  The direction
+    ``e_p1 + e_p2`` is the one SMO takes for a pair of opposite labels; SMO's
+    step along it is ``(G_p1 + G_p2) / eta``, the maximiser of ``Delta Q``.
+
+    Examples
+    --------
+    >>> x = np.array([0.0, 1.0, 3.0, 4.0])
+    >>> r = weighted_ascent(np.outer(x, x), [-1, -1, 1, 1], rho=0.5, tol=1e-12)
+    >>> np.round(r.alpha, 4), round(r.objective, 4), r.stop
+    (array([0. , 0.5, 0.5, 0. ]), 0.5, 'no ascent pair')
+    """
+    K, y_pm = _problem(K, y)
+    rho = check_positive(rho, "rho")
+    tol = check_positive(tol, "tol")
+    max_iter = _check_count(max_iter, "max_iter")
+    if nonnegative not in ("clip", "none"):
+        raise ValueError(f"nonnegative must be 'clip' or 'none', got {nonnegative!r}.")
+    if isinstance(weight, str):
+        if weight not in ("rho1", "equal"):
+            raise ValueError(f"weight must be 'rho1', 'equal' or a number in [0, 1], got {weight!r}.")
+        w1 = rho1(K, y_pm) if weight == "rho1" else 0.5
+    else:
+        w1 = check_finite_real(weight, "weight")
+        if not 0.0 <= w1 <= 1.0:
+            raise ValueError(f"weight must lie in [0, 1], got {weight!r}.")
+    if check_separable and not separable_in_feature_space(K, y_pm):
+        raise ValueError(
+            "The two classes are not separable in the feature space of this kernel, so the "
+            "hard-margin dual (7) is unbounded and the ascent cannot converge. Use a soft "
+            "margin (ksvm.SoftMarginSVC) or a more flexible kernel."
+        )
+    pos, neg = np.flatnonzero(y_pm > 0), np.flatnonzero(y_pm < 0)
+    diag = np.diag(K)
+    eta = diag[pos][:, None] + diag[neg][None, :] - 2.0 * K[np.ix_(pos, neg)]  # ||g(p1) - g(p2)||^2
+    alpha = np.zeros(len(y_pm))
+    F = np.zeros(len(y_pm))  # K (alpha * y)
+    Q, history = 0.0, [0.0]
+    n_iter, stop = 0, "max_iter"
+    while n_iter < max_iter:
+        G = 1.0 - y_pm * F  # (10)
+        Gp, Gn = G[pos], G[neg]
+        delta = rho * (w1 * Gp[:, None] + (1.0 - w1) * Gn[None, :])  # (14)
+        if nonnegative == "clip":
+            delta = np.maximum(delta, -np.minimum(alpha[pos][:, None], alpha[neg][None, :]))
+        s = Gp[:, None] + Gn[None, :]
+        gain = delta * s - 0.5 * delta**2 * eta  # exact Q(alpha) - Q(alpha_old)
+        gain[delta * s <= 0] = -np.inf  # (15): the first-order increase must be positive
+        k = int(np.argmax(gain))
+        if not gain.flat[k] > 0:
+            stop = "no ascent pair"
+            break
+        i, j = divmod(k, len(neg))
+        p1, p2, d = pos[i], neg[j], float(delta[i, j])
+        alpha[p1] += d
+        alpha[p2] += d
+        F += d * (K[:, p1] - K[:, p2])
+        Q += float(gain[i, j])
+        n_iter += 1
+        if trace:
+            history.append(Q)
+        if abs(gain[i, j]) < tol:
+            stop = "small change"
+            break
+    if nonnegative == "clip":
+        alpha = np.maximum(alpha, 0.0)  # entries clipped to 0 may hold -1e-17
+    v = alpha * y_pm
+    objective = float(alpha.sum() - 0.5 * v @ K @ v)
+    if stop == "max_iter":
+        warnings.warn(
+            f"The weighted gradient ascent stopped at max_iter={max_iter} before "
+            f"|Q - Q_old| < tol={tol:g}; raise max_iter or rho (<= 1e-2 in the paper), or tol.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return AscentResult(
+        alpha=alpha, objective=objective, n_iter=n_iter, converged=stop != "max_iter",
+        stop=stop, rho1=w1, trace=np.array(history) if trace else None,
+    )
+
+
+class GradientAscentSVC(BaseKernelClassifier):
+    """The hard-margin kernel SVM of Cocianu & State (2013): weighted ascent, chosen bias.
+
+    Parameters
+    ----------
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+    degree : int >= 1, default=3
+    coef0 : float, default=1.0
+    rho : float > 0, default=1e-2
+        Learning rate of (14).
+    weight : {'rho1', 'equal'} or float in [0, 1], default='rho1'
+        See :func:`weighted_ascent`.
+    bias : {'standard', 'variability'}, default='standard'
+        (8) or (22).
+    reading : {'margin', 'boundary'}, default='margin'
+        How ``b_+`` and ``b_-`` of (22) are read (:func:`class_biases`).
+    tol : float > 0, default=1e-8
+        ``epsilon`` of the stopping rule.
+    max_iter : int, default=100000
+
+    Attributes
+    ----------
+    classes_, n_features_in_, X_fit_
+        As for every ``ksvm`` classifier.
+    alpha_ : ndarray of shape (n_samples,)
+        The dual coefficients.
+    support_ : ndarray of int
+        Indices with ``alpha_i > 0``.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        ``alpha_i y_i`` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The bias chosen by ``bias``.
+    standard_bias_, variability_bias_ : float
+        (8) and (22).
+    rho1_ : float
+        The weight used.
+    class_variability_ : ndarray of shape (2,)
+        ``var(C)`` (20) of ``classes_[0]`` and ``classes_[1]``.
+    variability_index_ : float
+        ``ind`` (21).
+    n_iter_ : int
+    dual_objective_ : float
+    stop_ : str
+        Which stopping rule ended the ascent.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: invalid data or hyper-parameters, not exactly two classes,
+        a class with one example when ``weight='rho1'``, a kernel whose Gram
+        matrix is not positive semi-definite, or classes that are not
+        separable in the feature space (the hard margin does not exist).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> clf = GradientAscentSVC(kernel="linear", rho=0.5).fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[1.9], [2.1]]).tolist(), clf.support_.tolist()
+    (['a', 'b'], [1, 2])
+    """
+
+    def __init__(
+        self, kernel="rbf", gamma="scale", degree=3, coef0=1.0, rho=1e-2, weight="rho1",
+        bias="standard", reading="margin", tol=1e-8, max_iter=100000,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.rho = rho
+        self.weight = weight
+        self.bias = bias
+        self.reading = reading
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Run the weighted ascent on ``X`` and two-class labels ``y``.
+
+        Returns
+        -------
+        self : GradientAscentSVC
+        """
+        if self.bias not in ("standard", "variability"):
+            raise ValueError(f"bias must be 'standard' or 'variability', got {self.bias!r}.")
+        if self.reading not in ("margin", "boundary"):
+            raise ValueError(f"reading must be 'margin' or 'boundary', got {self.reading!r}.")
+        K, y_pm = self._fit_gram(X, y)
+        self._check_kernel_psd(K, "the hard-margin dual (7) is concave only for a PSD kernel.")
+        result = weighted_ascent(
+            K, y_pm, rho=self.rho, weight=self.weight, tol=self.tol, max_iter=self.max_iter
+        )
+        self.alpha_ = result.alpha
+        self.support_ = np.flatnonzero(result.alpha > 0)
+        self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
+        self.standard_bias_ = standard_bias(K, y_pm, result.alpha)
+        self.variability_bias_ = variability_bias(K, y_pm, result.alpha, self.reading)
+        chosen = self.standard_bias_ if self.bias == "standard" else self.variability_bias_
+        self.intercept_ = np.array([chosen])
+        self.rho1_ = result.rho1
+        self.class_variability_ = np.array(class_variability(K, y_pm))
+        self.variability_index_ = variability_index(K, y_pm)
+        self.n_iter_ = result.n_iter
+        self.dual_objective_ = result.objective
+        self.stop_ = result.stop
+        return self
+
+    def decision_function(self, X):
+        """``f(x) = sum_i alpha_i y_i K(x_i, x) + b``; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "alpha_")
+        return self._test_gram(X, columns=self.support_) @ self.dual_coef_[0] + self.intercept_[0]

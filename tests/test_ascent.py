@@ -1,0 +1,257 @@
+"""Cocianu & State (2013): the rho_1 lemma, var(C), the biases and the weighted ascent."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from ksvm import GradientAscentSVC, kernels
+from ksvm.ascent import (
+    class_biases,
+    class_variability,
+    class_variability_explicit,
+    rho1,
+    rho1_explicit,
+    separable_in_feature_space,
+    standard_bias,
+    variability_bias,
+    variability_index,
+    weighted_ascent,
+)
+from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state
+from ksvm.smo import smo
+
+from .conftest import frozen
+
+@parametrize_with_checks(
+    [
+        # The checks' two blobs are barely separable in the RBF feature space: the
+        # hard-margin optimum has max alpha ~ 2.6e5, which a constant-step ascent needs
+        # ~1e6 iterations to reach.  Capped, these runs also exercise the warning path.
+        # (A precomputed kernel is tested below: the checks' precomputed matrix is the
+        # linear kernel of inseparable data, which a hard margin must refuse.)
+        GradientAscentSVC(rho=0.5, max_iter=2000),
+        GradientAscentSVC(weight="equal", bias="variability", rho=0.5, max_iter=2000),
+    ],
+    expected_failed_checks=lambda est: (
+        {
+            "check_classifiers_train": (
+                "stopped far from the optimum, b_+ and b_- of (22) are far apart and the "
+                "variability bias misclassifies more than 17% of the checks' training blobs"
+            )
+        }
+        if est.bias == "variability"
+        else {}
+    ),
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _two_classes(rng, n_pos=12, n_neg=15, d=3):
+    X = np.vstack([rng.normal(1.0, 1.0, size=(n_pos, d)), rng.normal(-0.5, 0.7, size=(n_neg, d))])
+    y = np.r_[np.ones(n_pos), -np.ones(n_neg)]
+    perm = rng.permutation(len(y))  # the lemma must not need the paper's ordering
+    return X[perm], y[perm]
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_rho1_lemma_against_explicit_features(seed, degree):
+    """(18) through the kernel equals (16)-(17) through the explicit polynomial map."""
+    rng = np.random.default_rng(seed)
+    X, y = _two_classes(rng)
+    K = kernels.polynomial_kernel(X, degree=degree, gamma=1.0, coef0=1.0)
+    Phi = kernels.polynomial_feature_map(X, degree, coef0=1.0)
+    assert rho1(frozen(K), frozen(y)) == pytest.approx(rho1_explicit(Phi, y), rel=1e-9)
+    v_kernel = class_variability(K, y)
+    v_explicit = class_variability_explicit(Phi, y)
+    np.testing.assert_allclose(v_kernel, v_explicit, rtol=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lemma_for_any_gram_matrix(seed):
+    """Any PSD K is Phi Phi' for some Phi (here random, 40 features)."""
+    rng = np.random.default_rng(100 + seed)
+    Phi = rng.normal(size=(25, 40)) + rng.normal(size=40)
+    y = np.where(rng.random(25) < 0.4, 1, -1)
+    y[:2], y[2:4] = 1, -1
+    K = Phi @ Phi.T
+    assert rho1(K, y) == pytest.approx(rho1_explicit(Phi, y), rel=1e-9)
+    np.testing.assert_allclose(class_variability(K, y), class_variability_explicit(Phi, y), rtol=1e-9)
+
+
+def test_rho1_in_one_dimension_is_fishers_ratio():
+    rng = np.random.default_rng(7)
+    x = np.r_[rng.normal(2.0, 0.5, 20), rng.normal(-1.0, 0.8, 30)]
+    y = np.r_[np.ones(20), -np.ones(30)]
+    fisher = [x[y == s].mean() ** 2 / x[y == s].var(ddof=1) for s in (1, -1)]
+    expected = fisher[1] / (fisher[0] + fisher[1])
+    assert rho1(np.outer(x, x), y) == pytest.approx(expected, rel=1e-12)
+
+
+def test_variability_by_hand():
+    # class +1 at 0, 2 (distance 2), class -1 at 5, 6, 8 (distances 1, 3, 2)
+    x = np.array([0.0, 2.0, 5.0, 6.0, 8.0])
+    y = [1, 1, -1, -1, -1]
+    v_neg, v_pos = class_variability(np.outer(x, x), y)
+    assert v_pos == pytest.approx(2 * 2 / (2 * 4))
+    assert v_neg == pytest.approx(2 * 6 / (2 * 9))
+    assert variability_index(np.outer(x, x), y) == pytest.approx(0.5 / (2 / 3))
+
+
+def _paper_problem(gamma=0.5, seed=0):
+    X, y = make_cocianu_state(separable=True, seed=seed)
+    return kernels.rbf_kernel(X, gamma=gamma), y.astype(float)
+
+
+def test_each_step_keeps_the_constraints():
+    """sum alpha_i y_i = 0 and alpha >= 0 after every step (replayed run by run)."""
+    K, y = _paper_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for k in [1, 2, 3, 5, 10, 30, 100, 300, 1000]:
+            r = weighted_ascent(K, y, rho=0.05, max_iter=k, check_separable=False)
+            assert abs(r.alpha @ y) <= 1e-12 * max(1.0, r.alpha.sum())
+            assert r.alpha.min() >= 0.0
+
+
+def test_the_objective_increases_and_the_trace_is_exact():
+    K, y = _paper_problem()
+    r = weighted_ascent(frozen(K), frozen(y), rho=0.05, trace=True)
+    assert np.all(np.diff(r.trace) > 0)
+    assert r.trace[-1] == pytest.approx(r.objective, rel=1e-10)
+    assert len(r.trace) == r.n_iter + 1
+
+
+@pytest.mark.parametrize("gamma", [0.15, 0.5, 1.4])
+@pytest.mark.parametrize("weight", ["rho1", "equal"])
+def test_ascent_reaches_the_smo_optimum(gamma, weight):
+    K, y = _paper_problem(gamma)
+    reference = smo(K, y, np.inf, tol=1e-9)
+    r = weighted_ascent(K, y, rho=0.05, weight=weight, tol=1e-10)
+    assert r.converged
+    assert r.objective == pytest.approx(reference.objective, rel=1e-6)
+    assert r.objective <= reference.objective * (1 + 1e-9)  # no feasible point beats the optimum
+
+
+def test_the_pair_chosen_maximises_the_exact_gain():
+    K, y = _paper_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = weighted_ascent(K, y, rho=0.05, max_iter=40, check_separable=False)
+        one = weighted_ascent(K, y, rho=0.05, max_iter=41, check_separable=False)
+
+    def Q(a):
+        v = a * y
+        return a.sum() - 0.5 * v @ K @ v
+
+    w1 = rho1(K, y)
+    G = 1 - y * (K @ (start.alpha * y))
+    best = -np.inf
+    for p in np.flatnonzero(y > 0):  # brute force over all pairs
+        for q in np.flatnonzero(y < 0):
+            d = 0.05 * (w1 * G[p] + (1 - w1) * G[q])
+            d = max(d, -min(start.alpha[p], start.alpha[q]))
+            if d * (G[p] + G[q]) > 0:
+                a = start.alpha.copy()
+                a[[p, q]] += d
+                best = max(best, Q(a) - Q(start.alpha))
+    assert one.objective - start.objective == pytest.approx(best, rel=1e-9)
+
+
+def test_without_clipping_alpha_goes_negative():
+    K, y = _paper_problem(1.4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        r = weighted_ascent(K, y, rho=0.5, nonnegative="none", max_iter=3000, check_separable=False)
+    assert r.alpha.min() < 0
+    assert r.objective > smo(K, y, np.inf, tol=1e-9).objective  # "better" than the optimum: infeasible
+
+
+def test_biases():
+    K, y = _paper_problem(0.5)
+    opt = smo(K, y, np.inf, tol=1e-10)
+    b_pos, b_neg = class_biases(K, y, opt.alpha)
+    assert (b_pos + b_neg) / 2 == pytest.approx(standard_bias(K, y, opt.alpha))
+    # at the optimum both innermost examples sit on their margins: the margin reading
+    # gives b_+ = b_- = SMO's b, and (22) equals (8)
+    assert b_pos == pytest.approx(opt.b, abs=1e-6) and b_neg == pytest.approx(opt.b, abs=1e-6)
+    assert variability_bias(K, y, opt.alpha) == pytest.approx(standard_bias(K, y, opt.alpha), abs=1e-6)
+    # the boundary reading puts them one unit either side
+    bb_pos, bb_neg = class_biases(K, y, opt.alpha, reading="boundary")
+    assert bb_pos == pytest.approx(opt.b - 1, abs=1e-6) and bb_neg == pytest.approx(opt.b + 1, abs=1e-6)
+    ind = variability_index(K, y)
+    v_neg, v_pos = class_variability(K, y)
+    b_max, b_min = (bb_pos, bb_neg) if v_pos >= v_neg else (bb_neg, bb_pos)
+    expected = ind * b_max + (1 - ind) * b_min if ind <= 0.5 else (1 - ind) * b_max + ind * b_min
+    assert variability_bias(K, y, opt.alpha, reading="boundary") == pytest.approx(expected)
+
+
+def test_separability_in_feature_space():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])  # XOR
+    y = [1, 1, -1, -1]
+    assert not separable_in_feature_space(kernels.linear_kernel(X), y)
+    assert separable_in_feature_space(kernels.rbf_kernel(X, gamma=1.0), y)
+    with pytest.raises(ValueError, match="not separable in the feature space"):
+        weighted_ascent(kernels.linear_kernel(X), y)
+    with pytest.raises(ValueError, match="not separable in the feature space"):
+        GradientAscentSVC(kernel="linear").fit(X, y)
+
+
+def test_bad_input():
+    K, y = _paper_problem()
+    for rho in (0.0, -1e-3, np.nan):
+        with pytest.raises(ValueError, match="rho"):
+            weighted_ascent(K, y, rho=rho)
+    with pytest.raises(ValueError, match="weight"):
+        weighted_ascent(K, y, weight=1.5)
+    with pytest.raises(ValueError, match="weight"):
+        weighted_ascent(K, y, weight="fisher")
+    with pytest.raises(ValueError, match="exactly two classes"):
+        GradientAscentSVC().fit([[0.0], [1.0]], [1, 1])
+    with pytest.raises(ValueError, match="at least two examples"):
+        rho1(np.eye(3), [1, -1, -1])
+    with pytest.raises(ValueError, match="bias"):
+        GradientAscentSVC(bias="fisher").fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="Mercer"):
+        GradientAscentSVC(kernel="precomputed").fit(-np.eye(4), [0, 0, 1, 1])
+
+
+def test_non_convergence_warns():
+    K, y = _paper_problem()
+    with pytest.warns(ConvergenceWarning, match="max_iter=10"):
+        r = weighted_ascent(K, y, max_iter=10)
+    assert not r.converged and r.stop == "max_iter"
+
+
+def test_estimator_any_labels_biases_and_precomputed():
+    X, y = make_cocianu_state(separable=True, seed=1)
+    labels = np.where(y > 0, "h1", "h2")  # h1 sorts first: it becomes classes_[0]
+    a = GradientAscentSVC(gamma=0.5, rho=0.05, bias="variability", reading="boundary").fit(X, labels)
+    assert a.classes_.tolist() == ["h1", "h2"]
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    b = GradientAscentSVC(kernel="precomputed", rho=0.05, bias="variability", reading="boundary").fit(K, labels)
+    np.testing.assert_allclose(a.alpha_, b.alpha_, atol=1e-12)
+    assert a.intercept_[0] == pytest.approx(a.variability_bias_)
+    np.testing.assert_array_equal(a.predict(X), b.predict(K))
+    assert np.mean(a.predict(X) == labels) == 1.0  # separable training data
+    assert a.class_variability_.shape == (2,) and 0 <= a.variability_index_ <= 1
+
+
+def test_breast_cancer_runs_and_matches_smo():
+    X, y = load_breast_cancer_pm()
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    K = kernels.rbf_kernel(X, gamma=0.05)
+    ref = smo(K, y, np.inf, tol=1e-8)
+    r = weighted_ascent(K, y, rho=0.5, tol=1e-10)
+    assert r.objective == pytest.approx(ref.objective, rel=1e-4)
+
+
+def test_no_warning_on_the_paper_data():
+    K, y = _paper_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weighted_ascent(frozen(K), frozen(y))
