@@ -28,7 +28,12 @@ with ``g`` applied entrywise (``1 - g(z) = g(-z)``).  Three minimisers:
   squares): with ``D = diag(g(z) g(-z))`` the next iterate solves the bordered
   system ``(K + lambda D^{-1}) c + b 1 = f + D^{-1} Y g(-z)``, ``1'c = 0``.
 
-All three stop when ``||grad L||_inf <= tol * max(1, ||grad L(0, 0)||_inf)``.
+All three stop when the gradient, measured where the model lives, is small:
+with ``r = lambda c - Y g(-z)`` the gradient in ``c`` is ``K r``, and
+``sqrt(r'Kr)`` is the norm of the gradient with respect to ``w = X'c`` (for
+any kernel, with respect to the function ``f`` in the kernel's Hilbert
+space).  The test is ``max(sqrt(r'Kr), |dL/db|) <= tol * max(1, same at c = 0, b = 0)``;
+unlike the norm of ``K r`` it does not carry the scale of ``K``.
 
 References
 ----------
@@ -74,10 +79,10 @@ class RLRResult:
     objective : float
         Rennie's (9) at ``(c, b)``.
     grad_norm : float
-        ``||grad L(c, b)||_inf``.
+        ``max(sqrt(r'Kr), |dL/db|)``, the gradient norm of the stopping test.
     n_iter : int
     converged : bool
-        ``grad_norm <= tol * max(1, ||grad L(0, 0)||_inf)`` within ``max_iter``.
+        ``grad_norm <= tol * max(1, grad_norm at c = 0, b = 0)`` within ``max_iter``.
     history : ndarray or None
         The objective at every iterate (the start included), if asked for.
     """
@@ -98,6 +103,14 @@ def _loss_and_gradient(K, y, lam, c, b):
     s = y * expit(-z)  # Y g(-z)
     value = float(-log_expit(z).sum() + 0.5 * lam * c @ Kc)
     return value, K @ (lam * c - s), float(-s.sum())
+
+
+def _gradient_norm(K, y, lam, c, b):
+    """``max(sqrt(r'Kr), |dL/db|)``, ``r = lam c - Y g(-z)``: the gradient in ``w``, not in ``c``."""
+    z = y * (K @ c + b)
+    s = y * expit(-z)
+    r = lam * c - s
+    return max(float(np.sqrt(max(r @ (K @ r), 0.0))), abs(float(s.sum())))
 
 
 def rlr_objective(K, y, lam, c, b):
@@ -184,19 +197,18 @@ def _setup(K, y, lam, tol, max_iter, default_max_iter):
         max_iter = default_max_iter
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
         raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
-    _, gc0, gb0 = _loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)
-    threshold = tol * max(1.0, float(np.abs(gc0).max()), abs(gb0))
+    threshold = tol * max(1.0, _gradient_norm(K, y_pm, lam, np.zeros(len(y_pm)), 0.0))
     return K, y_pm, lam, threshold, int(max_iter)
 
 
 def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint):
-    value, gc, gb = _loss_and_gradient(K, y, lam, c, b)
-    grad_norm = max(float(np.abs(gc).max()), abs(gb))
+    value = _loss_and_gradient(K, y, lam, c, b)[0]
+    grad_norm = _gradient_norm(K, y, lam, c, b)
     converged = grad_norm <= threshold
     if not converged:
         warnings.warn(
-            f"{name} stopped after {n_iter} iterations with ||grad||_inf = {grad_norm:.3g} > "
-            f"{threshold:.3g} (tol times the initial gradient); {hint}",
+            f"{name} stopped after {n_iter} iterations with gradient norm {grad_norm:.3g} > "
+            f"{threshold:.3g} (tol times the initial one); {hint}",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -254,7 +266,7 @@ def rlr_gd(K, y, lam, tol=1e-6, max_iter=10000, step=None, return_history=False)
         value, gc, gb = _loss_and_gradient(K, y_pm, lam, c, b)
         if return_history:
             history.append(value)
-        if max(np.abs(gc).max(), abs(gb)) <= threshold or n_iter == max_iter:
+        if n_iter == max_iter or _gradient_norm(K, y_pm, lam, c, b) <= threshold:
             break
         c = c - step * gc
         b = b - step * gb
@@ -299,17 +311,23 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
         return value, np.append(gc, gb)
 
     history = [fun(np.zeros(n + 1))[0]] if return_history else None
+    last = {"x": np.zeros(n + 1), "nit": 0}
 
     def callback(intermediate_result):
-        history.append(float(intermediate_result.fun))
+        x = intermediate_result.x
+        last["x"], last["nit"] = x.copy(), last["nit"] + 1
+        if return_history:
+            history.append(float(intermediate_result.fun))
+        if _gradient_norm(K, y_pm, lam, x[:n], x[n]) <= threshold:
+            raise StopIteration  # the stopping test of this module, not L-BFGS-B's own
 
     res = minimize(
-        fun, np.zeros(n + 1), jac=True, method="L-BFGS-B",
-        callback=callback if return_history else None,
-        options={"maxiter": max_iter, "gtol": threshold, "ftol": 0.0, "maxls": 50},
+        fun, np.zeros(n + 1), jac=True, method="L-BFGS-B", callback=callback,
+        options={"maxiter": max_iter, "gtol": 0.0, "ftol": 0.0, "maxls": 50},
     )
+    x = res.x if res.nit >= last["nit"] else last["x"]
     return _finish(
-        K, y_pm, lam, res.x[:n], res.x[n], int(res.nit), threshold, history, "L-BFGS",
+        K, y_pm, lam, x[:n], x[n], max(int(res.nit), last["nit"]), threshold, history, "L-BFGS",
         "raise max_iter or tol, or use solver='newton'.",
     )
 
@@ -355,7 +373,7 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
     value, gc, gb = _loss_and_gradient(K, y_pm, lam, c, b)
     history = [value] if return_history else None
     n_iter = 0
-    while max(np.abs(gc).max(), abs(gb)) > threshold and n_iter < max_iter:
+    while n_iter < max_iter and _gradient_norm(K, y_pm, lam, c, b) > threshold:
         f = K @ c + b
         z = y_pm * f
         W = np.sqrt(expit(z) * expit(-z))  # D^{1/2}
