@@ -101,9 +101,21 @@ def _theta_parts(K_block):
 
 def _ratio(a1, v1, a2, v2):
     """``theta_2 / (theta_1 + theta_2)`` with ``theta_i = a_i / v_i``, written without
-    dividing by a variance that may be 0: ``a_2 v_1 / (a_1 v_2 + a_2 v_1)``."""
+    dividing by a variance that may be 0: ``a_2 v_1 / (a_1 v_2 + a_2 v_1)``.
+
+    The denominator vanishes only when a class mean is 0 (then ``a_i = v_i = 0``
+    and ``theta_i``, 0/0, has the limit 0 as the mean shrinks to 0) or both
+    variances are 0 (both ``theta`` infinite).  The value returned is the limit:
+    1 if only ``theta_1`` vanishes, 0 if only ``theta_2`` does, 0.5 otherwise.
+    """
     den = a1 * v2 + a2 * v1
-    return 0.5 if den == 0 else float(a2 * v1 / den)
+    if den > 0:
+        return float(a2 * v1 / den)
+    if a1 == 0 < a2:
+        return 1.0
+    if a2 == 0 < a1:
+        return 0.0
+    return 0.5
 
 
 def rho1(K, y):
@@ -121,8 +133,10 @@ def rho1(K, y):
     -------
     rho_1 : float in [0, 1]
         ``theta_2 / (theta_1 + theta_2)``, with
-        ``theta_i = ||mu_i||^4 / (mu_i' Sigma_i mu_i)`` (16) in the feature space;
-        0.5 if both ``theta`` are undefined.
+        ``theta_i = ||mu_i||^4 / (mu_i' Sigma_i mu_i)`` (16) in the feature space.
+        Where a ``theta`` is undefined (a class mean of 0 gives 0/0, a class
+        collapsed to one point gives 1/0) the value is the limit: 1 if only
+        ``mu_1 = 0``, 0.5 if both means are 0 or both classes collapsed.
 
     Raises
     ------

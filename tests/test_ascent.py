@@ -92,6 +92,20 @@ def test_rho1_in_one_dimension_is_fishers_ratio():
     assert rho1(np.outer(x, x), y) == pytest.approx(expected, rel=1e-12)
 
 
+def test_rho1_where_theta_is_undefined():
+    """The value at a zero class mean is the limit of nearby problems."""
+    x = np.array([-2.0, -1.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    y = [1, 1, 1, 1, -1, -1, -1]
+    assert rho1(np.outer(x, x), y) == 1.0
+    shifted = x + np.r_[np.full(4, 1e-4), np.zeros(3)]
+    assert rho1(np.outer(shifted, shifted), y) == pytest.approx(1.0, abs=1e-6)
+    assert rho1(np.outer(-x[::-1], -x[::-1]), [-1, -1, -1, 1, 1, 1, 1]) == 1.0  # order-free
+    collapsed = np.array([2.0, 2.0, 3.0, 4.0])
+    assert rho1(np.outer(collapsed, collapsed), [1, 1, -1, -1]) == 0.0  # theta_1 infinite
+    both = np.array([2.0, 2.0, 5.0, 5.0])
+    assert rho1(np.outer(both, both), [1, 1, -1, -1]) == 0.5
+
+
 def test_variability_by_hand():
     # class +1 at 0, 2 (distance 2), class -1 at 5, 6, 8 (distances 1, 3, 2)
     x = np.array([0.0, 2.0, 5.0, 6.0, 8.0])
