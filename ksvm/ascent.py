@@ -416,6 +416,10 @@ class AscentResult:
         (``|Q - Q_old| < tol``) or 'max_iter'.
     rho1 : float
         The weight used.
+    remaining_gain : float
+        The largest increase of ``Q`` still available from one pair of opposite
+        labels with SMO's best step (``s / eta``, kept feasible): about 0 at the
+        optimum of (7), whatever rule stopped the run.
     trace : ndarray or None
         ``Q`` after every iteration, the start (``Q = 0``) included, if asked for.
     """
@@ -426,6 +430,7 @@ class AscentResult:
     converged: bool
     stop: str
     rho1: float
+    remaining_gain: float = 0.0
     trace: np.ndarray = field(default=None, repr=False)
 
 
@@ -549,6 +554,7 @@ def weighted_ascent(
         alpha = np.maximum(alpha, 0.0)  # entries clipped to 0 may hold -1e-17
     v = alpha * y_pm
     objective = float(alpha.sum() - 0.5 * v @ K @ v)
+    remaining = _remaining_gain(K, y_pm, alpha, pos, neg, eta)
     if stop == "max_iter":
         warnings.warn(
             f"The weighted gradient ascent stopped at max_iter={max_iter} before "
@@ -556,10 +562,32 @@ def weighted_ascent(
             ConvergenceWarning,
             stacklevel=2,
         )
+    elif nonnegative == "clip" and remaining > 1e-3 * max(1.0, abs(objective)):
+        warnings.warn(
+            f"The weighted gradient ascent stopped ({stop!r}) with Q = {objective:.6g}, but one "
+            f"SMO step could still raise Q by {remaining:.3g}: it has stalled short of the "
+            f"optimum. With rho_1 = {w1:.3g} != 0.5 the step (14) does not vanish where the "
+            "optimum is; use weight='equal' or a solver such as ksvm.smo.smo.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     return AscentResult(
         alpha=alpha, objective=objective, n_iter=n_iter, converged=stop != "max_iter",
-        stop=stop, rho1=w1, trace=np.array(history) if trace else None,
+        stop=stop, rho1=w1, remaining_gain=remaining, trace=np.array(history) if trace else None,
     )
+
+
+def _remaining_gain(K, y, alpha, pos, neg, eta):
+    """The largest exact gain of one SMO step ``t = s / eta`` over the opposite-label pairs,
+    the step shortened so that ``alpha`` stays non-negative."""
+    G = 1.0 - y * (K @ (alpha * y))
+    s = G[pos][:, None] + G[neg][None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(eta > 0, s / eta, np.sign(s) * np.inf)
+    t = np.maximum(t, -np.minimum(alpha[pos][:, None], alpha[neg][None, :]))
+    t = np.minimum(t, 1e300)  # eta = 0 with s > 0: unbounded (no hard margin); keep finite
+    gain = t * s - 0.5 * t**2 * eta
+    return float(max(gain.max(), 0.0))
 
 
 class GradientAscentSVC(BaseKernelClassifier):

@@ -234,6 +234,23 @@ def test_bad_input():
         GradientAscentSVC(kernel="precomputed").fit(-np.eye(4), [0, 0, 1, 1])
 
 
+def test_a_stall_short_of_the_optimum_warns():
+    """With rho_1 != 1/2 the step does not vanish at the optimum: on this sample the
+    paper's 'small change' rule fires at 85% of the optimum, and the run says so."""
+    X, y = make_cocianu_state(separable=True, seed=1)
+    K = kernels.rbf_kernel(X, gamma=0.15)
+    optimum = smo(K, y, np.inf, tol=1e-9).objective
+    with pytest.warns(ConvergenceWarning, match="stalled short of the optimum"):
+        stalled = weighted_ascent(K, y, rho=1e-2)
+    assert stalled.stop == "small change" and stalled.objective < 0.9 * optimum
+    assert stalled.remaining_gain > 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        equal = weighted_ascent(K, y, rho=1e-2, weight="equal")
+    assert equal.objective == pytest.approx(optimum, rel=1e-4)
+    assert equal.remaining_gain < 1e-3
+
+
 def test_non_convergence_warns():
     K, y = _paper_problem()
     with pytest.warns(ConvergenceWarning, match="max_iter=10"):
