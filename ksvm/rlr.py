@@ -48,11 +48,9 @@ from scipy.linalg import cho_factor, cho_solve, eigvalsh
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_positive
-from .base import BaseKernelClassifier
-from .rlsc import _check_problem, _eliminate_bias, _not_pd, _require_psd
+from .rlsc import _check_problem, _eliminate_bias, _ExampleWeightsClassifier, _not_pd, _require_psd
 
 __all__ = [
     "RLRResult",
@@ -411,12 +409,12 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
 _SOLVERS = {"newton": rlr_newton, "lbfgs": rlr_lbfgs, "gd": rlr_gd}
 
 
-class KernelLogisticRegression(BaseKernelClassifier):
+class KernelLogisticRegression(_ExampleWeightsClassifier):
     """Regularized logistic regression with a kernel (Rennie's (8)-(11)).
 
     Minimises ``-sum_i log g(y_i f(x_i)) + lam/2 c'Kc`` with
-    ``f(x) = sum_i c_i k(x_i, x) + b``, and reads ``g(f(x))`` as the
-    probability of ``classes_[1]``.  With the linear kernel this is
+    ``f(x) = sum_i c_i k(x_i, x) + b`` (``decision_function``, the log-odds),
+    and reads ``g(f(x))`` as the probability of ``classes_[1]``.  With the linear kernel this is
     scikit-learn's ``LogisticRegression(C=1/lam)``.
 
     Parameters
@@ -491,28 +489,10 @@ class KernelLogisticRegression(BaseKernelClassifier):
         K, y_pm = self._fit_gram(X, y)
         self._check_kernel_psd(K, "kernel logistic regression needs a PSD kernel for (9) to be convex.")
         result = _SOLVERS[self.solver](K, y_pm, lam, tol=self.tol, max_iter=self.max_iter)
-        self.dual_coef_ = result.c[None, :]
-        self.intercept_ = np.array([result.b])
+        self._set_weights(result.c, result.b)
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
-        if self.kernel == "linear":
-            self.coef_ = (self.X_fit_.T @ result.c)[None, :]
         return self
-
-    def decision_function(self, X):
-        """``f(x) = sum_i c_i k(x_i, x) + b``, the log-odds of ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "dual_coef_")
-        return self._test_gram(X) @ self.dual_coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):
         """Probabilities of the two classes, ``[1 - g(f(x)), g(f(x))]``.

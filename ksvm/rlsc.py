@@ -365,7 +365,32 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
     )
 
 
-class RLSClassifier(BaseKernelClassifier):
+class _ExampleWeightsClassifier(BaseKernelClassifier):
+    """A classifier ``f(x) = sum_i c_i k(x_i, x) + b`` with a weight on every example."""
+
+    def _set_weights(self, c, b):
+        self.dual_coef_ = c[None, :]
+        self.intercept_ = np.array([b])
+        if self.kernel == "linear":
+            self.coef_ = (self.X_fit_.T @ c)[None, :]
+
+    def decision_function(self, X):
+        """``f(x) = sum_i c_i k(x_i, x) + b``; positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        return self._test_gram(X) @ self.dual_coef_[0] + self.intercept_[0]
+
+
+class RLSClassifier(_ExampleWeightsClassifier):
     """Regularized least-squares classification with a kernel (Rennie's (5)-(7)).
 
     Minimises ``||Kc + b 1 - y||^2 + lam c'Kc`` with ``y`` in {-1, +1}; the
@@ -447,24 +472,6 @@ class RLSClassifier(BaseKernelClassifier):
             result = rlsc_direct(K, y_pm, lam)
         else:
             result = rlsc_cg(K, y_pm, lam, tol=self.tol, max_iter=self.max_iter)
-        self.dual_coef_ = result.c[None, :]
-        self.intercept_ = np.array([result.b])
+        self._set_weights(result.c, result.b)
         self.n_iter_ = result.n_iter if self.solver == "cg" else 1
-        if self.kernel == "linear":
-            self.coef_ = (self.X_fit_.T @ result.c)[None, :]
         return self
-
-    def decision_function(self, X):
-        """``f(x) = sum_i c_i k(x_i, x) + b``; positive means ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "dual_coef_")
-        return self._test_gram(X) @ self.dual_coef_[0] + self.intercept_[0]
