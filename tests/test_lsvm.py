@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ksvm import LagrangianSVC, kernels
 from ksvm.datasets import make_checkerboard, make_linear_large, make_noisy_2d
-from ksvm.lsvm import lsvm_kernel, lsvm_linear
+from ksvm.lsvm import lsvm_kernel, lsvm_kernel_newton, lsvm_linear, lsvm_linear_newton
 
 from .conftest import frozen
 
@@ -23,6 +23,8 @@ from .conftest import frozen
         LagrangianSVC(nu=10.0, max_iter=1000),
         LagrangianSVC(kernel="rbf", nu=1.0, max_iter=1000),
         LagrangianSVC(kernel="precomputed", nu=1.0, max_iter=1000),
+        LagrangianSVC(nu=100.0, solver="newton"),
+        LagrangianSVC(kernel="rbf", nu=100.0, solver="newton"),
     ],
     expected_failed_checks=lambda estimator: (
         {
@@ -199,3 +201,71 @@ def test_bad_input(call, message):
     X, y = make_noisy_2d(40, flip=0.2, seed=4)
     with pytest.raises(ValueError, match=message):
         call(X, y)
+
+
+# --- the active-set (Newton) solvers -------------------------------------------------------
+
+
+def _dual_reference(Q):
+    """min_{u >= 0} u'Qu/2 - e'u by L-BFGS-B, to high accuracy: independent of both solvers."""
+    m = Q.shape[0]
+    res = minimize(lambda u: (0.5 * u @ Q @ u - u.sum(), Q @ u - 1.0), np.zeros(m), jac=True,
+                   method="L-BFGS-B", bounds=[(0, None)] * m,
+                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000})
+    return res.x
+
+
+@pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_newton_linear_equals_the_fixed_point_and_the_dual(nu, seed):
+    rng = np.random.default_rng(seed)
+    X, y = make_noisy_2d(150, seed=seed)
+    X = np.hstack([X, rng.normal(size=(150, 2))])
+    r = lsvm_linear_newton(frozen(X), frozen(y), nu)
+    assert r.converged and r.it <= 20
+    G = np.hstack([X, -np.ones((150, 1))])
+    Q = np.eye(150) / nu + (y[:, None] * G) @ (y[:, None] * G).T
+    g = Q @ r.u - 1.0
+    assert r.u.min() >= 0 and g.min() >= -1e-9 * max(1, r.u.max())
+    assert abs(r.u @ g) <= 1e-8 * max(1.0, r.u.sum())  # complementarity (12)
+    with warnings.catch_warnings():  # at nu = 1000 the reference stalls at rounding, near 1e-11
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fp = lsvm_linear(X, y, nu, itmax=200000, tol=1e-11)
+    np.testing.assert_allclose(r.u, fp.u, atol=1e-8 * max(1.0, np.abs(fp.u).max()))
+    np.testing.assert_allclose(r.w, fp.w, atol=1e-7 * max(1.0, np.abs(fp.w).max()))
+    np.testing.assert_allclose(r.u, _dual_reference(Q), atol=1e-5 * max(1.0, r.u.max()))
+
+
+@pytest.mark.parametrize("nu", [1.0, 100.0])
+def test_newton_kernel_equals_the_fixed_point_on_the_checkerboard(nu):
+    X, y = make_checkerboard(300, seed=0)
+    G = np.hstack([X, -np.ones((300, 1))])
+    K = kernels.rbf_kernel(G, gamma=10.0)
+    r = lsvm_kernel_newton(frozen(K), frozen(y), nu)
+    assert r.converged and r.it <= 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fp = lsvm_kernel(K, y, nu, itmax=100000, tol=1e-10)
+    np.testing.assert_allclose(r.u, fp.u, atol=1e-7 * max(1.0, np.abs(fp.u).max()))
+
+
+def test_newton_estimator_matches_the_fixed_point_estimator():
+    X, y = make_checkerboard(200, seed=1)
+    labels = np.where(y > 0, "black", "white")
+    a = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, solver="newton").fit(X, labels)
+    b = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, tol=1e-10, max_iter=100000).fit(X, labels)
+    np.testing.assert_allclose(a.u_, b.u_, atol=1e-6)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert a.n_iter_ < 20 < b.n_iter_
+    lin = LagrangianSVC(nu=10.0, solver="newton").fit(X, labels)
+    ref = LagrangianSVC(nu=10.0, tol=1e-11, max_iter=100000).fit(X, labels)
+    np.testing.assert_allclose(lin.coef_, ref.coef_, atol=1e-7)
+    with pytest.raises(ValueError, match="solver"):
+        LagrangianSVC(solver="pdas").fit(X, labels)
+
+
+def test_newton_warns_when_it_runs_out_of_steps():
+    X, y = make_noisy_2d(200, seed=3)
+    with pytest.warns(ConvergenceWarning, match="active-set"):
+        r = lsvm_linear_newton(X, y, 1000.0, itmax=1)
+    assert not r.converged
