@@ -23,9 +23,11 @@ __all__ = [
     "check_pair",
     "check_positive",
     "check_finite_real",
+    "check_integer",
     "check_degree",
     "check_C",
     "check_gram",
+    "check_gram_labels",
     "encode_binary_labels",
 ]
 
@@ -167,6 +169,22 @@ def check_C(C):
     return check_positive(C, "C")
 
 
+def check_integer(value, name, minimum=0):
+    """Return ``value`` as an int after checking that it is an integer >= ``minimum``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not an integer (booleans and floats such as 2.0 are
+        refused) or is smaller than ``minimum``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    return int(value)
+
+
 def check_degree(degree, name="degree"):
     """Return ``degree`` as an int after checking that it is an integer >= 1.
 
@@ -176,11 +194,7 @@ def check_degree(degree, name="degree"):
         If ``degree`` is not an integer (a float such as 2.0 is refused, so
         that a fractional power can never slip in) or is smaller than 1.
     """
-    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= 1, got {degree!r}.")
-    if degree < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {degree!r}.")
-    return int(degree)
+    return check_integer(degree, name, minimum=1)
 
 
 def check_gram(K, n_columns=None, name="K"):
@@ -220,6 +234,29 @@ def check_gram(K, n_columns=None, name="K"):
             f"sample ({n_columns}), got shape {K.shape}."
         )
     return K
+
+
+def check_gram_labels(K, y, names=("K", "y")):
+    """Validate a square Gram matrix and its two-class labels together.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n)
+        From :func:`check_gram`.
+    y_pm : ndarray of shape (n,)
+        The labels as -1/+1, from :func:`encode_binary_labels`.
+
+    Raises
+    ------
+    ValueError
+        As the two functions, and if ``y`` does not have one label per row of ``K``.
+    """
+    K = check_gram(K, name=names[0])
+    y_pm, _ = encode_binary_labels(y)
+    n = K.shape[0]
+    if y_pm.shape[0] != n:
+        raise ValueError(f"{names[0]} is {n} x {n} but {names[1]} has {y_pm.shape[0]} labels.")
+    return K, y_pm
 
 
 def encode_binary_labels(y):

@@ -54,7 +54,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     check_finite_real,
-    check_gram,
+    check_gram_labels,
+    check_integer,
     check_matrix,
     check_positive,
     encode_binary_labels,
@@ -76,14 +77,6 @@ __all__ = [
     "weighted_ascent",
     "GradientAscentSVC",
 ]
-
-
-def _problem(K, y):
-    K = check_gram(K)
-    y_pm, _ = encode_binary_labels(y)
-    if y_pm.shape[0] != K.shape[0]:
-        raise ValueError(f"K is {K.shape[0]} x {K.shape[0]} but y has {y_pm.shape[0]} labels.")
-    return K, y_pm
 
 
 def _theta_parts(K_block):
@@ -152,7 +145,7 @@ def rho1(K, y):
     >>> round(rho1(np.outer(x, x), [1, 1, 1, -1, -1]), 6)
     0.333333
     """
-    K, y_pm = _problem(K, y)
+    K, y_pm = check_gram_labels(K, y)
     pos, neg = y_pm > 0, y_pm < 0
     a1, v1 = _theta_parts(K[np.ix_(pos, pos)])
     a2, v2 = _theta_parts(K[np.ix_(neg, neg)])
@@ -215,7 +208,7 @@ def class_variability(K, y):
     >>> class_variability(np.outer(x, x), [1, 1, -1, -1])  # distances 2 and 1, twice each
     (0.25, 0.5)
     """
-    K, y_pm = _problem(K, y)
+    K, y_pm = check_gram_labels(K, y)
     return tuple(_variability(K[np.ix_(y_pm == s, y_pm == s)]) for s in (-1.0, 1.0))
 
 
@@ -264,13 +257,17 @@ def variability_index(K, y):
     >>> variability_index(np.outer(x, x), [1, 1, -1, -1])
     0.5
     """
-    v_neg, v_pos = class_variability(K, y)
+    return _index(*class_variability(K, y))
+
+
+def _index(v_neg, v_pos):
+    """``ind`` (21) from the two class variabilities."""
     big = max(v_neg, v_pos)
     return 1.0 if big == 0 else min(v_neg, v_pos) / big
 
 
 def _outputs(K, y, alpha):
-    K, y_pm = _problem(K, y)
+    K, y_pm = check_gram_labels(K, y)
     alpha = np.asarray(alpha, dtype=np.float64)
     if alpha.shape != y_pm.shape:
         raise ValueError(f"alpha has shape {alpha.shape}; one coefficient per example is needed.")
@@ -361,7 +358,7 @@ def variability_bias(K, y, alpha, reading="margin"):
     """
     b_pos, b_neg = class_biases(K, y, alpha, reading)
     v_neg, v_pos = class_variability(K, y)
-    ind = variability_index(K, y)
+    ind = _index(v_neg, v_pos)
     b_max, b_min = (b_pos, b_neg) if v_pos >= v_neg else (b_neg, b_pos)
     if ind <= 0.5:
         return float(ind * b_max + (1.0 - ind) * b_min)
@@ -394,7 +391,7 @@ def separable_in_feature_space(K, y):
     >>> separable_in_feature_space((np.outer(x, x) + 1.0) ** 2, [-1, 1, -1])  # quadratic: yes
     True
     """
-    K, y_pm = _problem(K, y)
+    K, y_pm = check_gram_labels(K, y)
     return is_linearly_separable(K, y_pm)
 
 
@@ -432,12 +429,6 @@ class AscentResult:
     rho1: float
     remaining_gain: float = 0.0
     trace: np.ndarray = field(default=None, repr=False)
-
-
-def _check_count(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
-    return int(value)
 
 
 def weighted_ascent(
@@ -498,10 +489,10 @@ def weighted_ascent(
     >>> np.round(r.alpha, 4), round(r.objective, 4), r.stop
     (array([0. , 0.5, 0.5, 0. ]), 0.5, 'no ascent pair')
     """
-    K, y_pm = _problem(K, y)
+    K, y_pm = check_gram_labels(K, y)
     rho = check_positive(rho, "rho")
     tol = check_positive(tol, "tol")
-    max_iter = _check_count(max_iter, "max_iter")
+    max_iter = check_integer(max_iter, "max_iter")
     if nonnegative not in ("clip", "none"):
         raise ValueError(f"nonnegative must be 'clip' or 'none', got {nonnegative!r}.")
     if isinstance(weight, str):
@@ -692,7 +683,7 @@ class GradientAscentSVC(BaseKernelClassifier):
         self.intercept_ = np.array([chosen])
         self.rho1_ = result.rho1
         self.class_variability_ = np.array(class_variability(K, y_pm))
-        self.variability_index_ = variability_index(K, y_pm)
+        self.variability_index_ = _index(*self.class_variability_)
         self.n_iter_ = result.n_iter
         self.dual_objective_ = result.objective
         self.stop_ = result.stop

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer, load_digits
 
-from ._validation import check_finite_real, check_matrix, encode_binary_labels
+from ._validation import check_finite_real, check_integer, check_matrix, encode_binary_labels
 
 __all__ = [
     "COCIANU_STATE_MEANS",
@@ -54,11 +54,7 @@ COCIANU_STATE_COVARIANCES = (
 
 
 def _check_count(value, name, minimum=1):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
+    return check_integer(value, name, minimum)
 
 
 def _check_fraction(value, name, low, high):

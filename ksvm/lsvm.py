@@ -53,7 +53,14 @@ from scipy.linalg import cho_factor, cho_solve
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_gram, check_matrix, check_positive, encode_binary_labels
+from ._validation import (
+    check_gram,
+    check_gram_labels,
+    check_integer,
+    check_matrix,
+    check_positive,
+    encode_binary_labels,
+)
 from .base import BaseKernelClassifier
 
 __all__ = [
@@ -109,9 +116,7 @@ def _check_nu_alpha(nu, alpha, m):
 
 
 def _check_itmax_tol(itmax, tol):
-    if isinstance(itmax, bool) or not isinstance(itmax, (int, np.integer)) or itmax < 0:
-        raise ValueError(f"itmax must be a non-negative integer, got {itmax!r}.")
-    return int(itmax), check_positive(tol, "tol")
+    return check_integer(itmax, "itmax"), check_positive(tol, "tol")
 
 
 def _warn_itmax(itmax, opt, tol):
@@ -467,11 +472,8 @@ def lsvm_kernel_newton(KM, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fa
     >>> np.round(r.u, 4) + 0.0, r.it
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    KM = check_gram(KM, name="KM")
-    dd, _ = encode_binary_labels(d)
+    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
     m = KM.shape[0]
-    if dd.shape[0] != m:
-        raise ValueError(f"KM is {m} x {m} but d has {dd.shape[0]} labels.")
     nu, _ = _check_nu_alpha(nu, None, m)
     itmax, tol = _check_itmax_tol(itmax, tol)
 

@@ -49,7 +49,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import check_positive
+from ._validation import check_integer, check_positive
 from .rlsc import _check_problem, _eliminate_bias, _ExampleWeightsClassifier, _not_pd, _require_psd
 
 __all__ = [
@@ -95,20 +95,14 @@ class RLRResult:
 
 
 def _loss_and_gradient(K, y, lam, c, b):
-    """(9) and its gradient (10)-(11) from the validated problem."""
+    """(9), its gradient (10)-(11), and the gradient norm of the stopping test."""
     Kc = K @ c
     z = y * (Kc + b)
     s = y * expit(-z)  # Y g(-z)
+    r = lam * c - s  # the gradient in c is K r
+    gc, gb = K @ r, float(-s.sum())
     value = float(-log_expit(z).sum() + 0.5 * lam * c @ Kc)
-    return value, K @ (lam * c - s), float(-s.sum())
-
-
-def _gradient_norm(K, y, lam, c, b):
-    """``max(sqrt(r'Kr), |dL/db|)``, ``r = lam c - Y g(-z)``: the gradient in ``w``, not in ``c``."""
-    z = y * (K @ c + b)
-    s = y * expit(-z)
-    r = lam * c - s
-    return max(float(np.sqrt(max(r @ (K @ r), 0.0))), abs(float(s.sum())))
+    return value, gc, gb, max(float(np.sqrt(max(r @ gc, 0.0))), abs(gb))  # sqrt(r'Kr): in w
 
 
 def rlr_objective(K, y, lam, c, b):
@@ -157,7 +151,7 @@ def rlr_gradient(K, y, lam, c, b):
     (array([ 0.5, -0.5]), -0.0)
     """
     K, y_pm, lam = _check_problem(K, y, lam)
-    return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:]
+    return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:3]
 
 
 def rlr_lipschitz(K, lam):
@@ -191,17 +185,13 @@ def _setup(K, y, lam, tol, max_iter, default_max_iter):
     K, y_pm, lam = _check_problem(K, y, lam)
     _require_psd(K)
     tol = check_positive(tol, "tol")
-    if max_iter is None:
-        max_iter = default_max_iter
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
-    threshold = tol * max(1.0, _gradient_norm(K, y_pm, lam, np.zeros(len(y_pm)), 0.0))
-    return K, y_pm, lam, threshold, int(max_iter)
+    max_iter = check_integer(default_max_iter if max_iter is None else max_iter, "max_iter")
+    threshold = tol * max(1.0, _loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)[3])
+    return K, y_pm, lam, threshold, max_iter
 
 
 def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint):
-    value = _loss_and_gradient(K, y, lam, c, b)[0]
-    grad_norm = _gradient_norm(K, y, lam, c, b)
+    value, _, _, grad_norm = _loss_and_gradient(K, y, lam, c, b)
     converged = grad_norm <= threshold
     if not converged:
         warnings.warn(
@@ -262,10 +252,10 @@ def rlr_gd(K, y, lam, tol=1e-6, max_iter=10000, step=None, return_history=False)
     history = [] if return_history else None
     n_iter = 0
     while True:
-        value, gc, gb = _loss_and_gradient(K, y_pm, lam, c, b)
+        value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, c, b)
         if return_history:
             history.append(value)
-        if n_iter == max_iter or _gradient_norm(K, y_pm, lam, c, b) <= threshold:
+        if n_iter == max_iter or grad_norm <= threshold:
             break
         c = c - step * gc
         b = b - step * gb
@@ -306,9 +296,11 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
     n = len(y_pm)
 
     def fun(p):
-        value, gc, gb = _loss_and_gradient(K, y_pm, lam, p[:n], p[n])
+        value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, p[:n], p[n])
+        last_eval["x"], last_eval["norm"] = p.copy(), grad_norm
         return value, np.append(gc, gb)
 
+    last_eval = {"x": None, "norm": np.inf}  # the latest point fun saw, and its gradient norm
     history = [fun(np.zeros(n + 1))[0]] if return_history else None
     last = {"x": np.zeros(n + 1), "nit": 0}
 
@@ -317,7 +309,11 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
         last["x"], last["nit"] = x.copy(), last["nit"] + 1
         if return_history:
             history.append(float(intermediate_result.fun))
-        if _gradient_norm(K, y_pm, lam, x[:n], x[n]) <= threshold:
+        if np.array_equal(x, last_eval["x"]):  # L-BFGS-B evaluated the iterate last
+            grad_norm = last_eval["norm"]
+        else:
+            grad_norm = _loss_and_gradient(K, y_pm, lam, x[:n], x[n])[3]
+        if grad_norm <= threshold:
             raise StopIteration  # the stopping test of this module, not L-BFGS-B's own
 
     res = minimize(
@@ -369,10 +365,10 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
     K, y_pm, lam, threshold, max_iter = _setup(K, y, lam, tol, max_iter, 100)
     n = len(y_pm)
     c, b = np.zeros(n), 0.0
-    value, gc, gb = _loss_and_gradient(K, y_pm, lam, c, b)
+    value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, c, b)
     history = [value] if return_history else None
     n_iter = 0
-    while n_iter < max_iter and _gradient_norm(K, y_pm, lam, c, b) > threshold:
+    while n_iter < max_iter and grad_norm > threshold:
         f = K @ c + b
         z = y_pm * f
         W = np.sqrt(expit(z) * expit(-z))  # D^{1/2}
@@ -389,14 +385,14 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
         slope = gc @ dc + gb * db
         t = 1.0
         for _ in range(60):  # Armijo backtracking
-            new_value, new_gc, new_gb = _loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
-            if new_value <= value + 1e-4 * t * slope:
+            new = _loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
+            if new[0] <= value + 1e-4 * t * slope:
                 break
             t *= 0.5
         else:
             break  # no decrease possible at rounding level: stop here
         c, b = c + t * dc, b + t * db
-        value, gc, gb = new_value, new_gc, new_gb
+        value, gc, gb, grad_norm = new
         n_iter += 1
         if return_history:
             history.append(value)

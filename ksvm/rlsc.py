@@ -40,7 +40,7 @@ from scipy.linalg import cho_factor, cho_solve
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_gram, check_positive, encode_binary_labels
+from ._validation import check_gram_labels, check_positive
 from .base import BaseKernelClassifier
 
 __all__ = [
@@ -80,11 +80,7 @@ class RLSCResult:
 
 
 def _check_problem(K, y, lam):
-    K = check_gram(K)
-    y_pm, _ = encode_binary_labels(y)
-    if y_pm.shape[0] != K.shape[0]:
-        raise ValueError(f"K is {K.shape[0]} x {K.shape[0]} but y has {y_pm.shape[0]} labels.")
-    return K, y_pm, check_positive(lam, "lam")
+    return (*check_gram_labels(K, y), check_positive(lam, "lam"))
 
 
 def bordered_system(K, y, lam):

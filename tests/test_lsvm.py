@@ -14,7 +14,7 @@ from ksvm import LagrangianSVC, kernels
 from ksvm.datasets import make_checkerboard, make_linear_large, make_noisy_2d
 from ksvm.lsvm import lsvm_kernel, lsvm_kernel_newton, lsvm_linear, lsvm_linear_newton
 
-from .conftest import frozen
+from .conftest import PRECOMPUTED_XFAIL, frozen
 
 
 @parametrize_with_checks(
@@ -27,12 +27,7 @@ from .conftest import frozen
         LagrangianSVC(kernel="rbf", nu=100.0, solver="newton"),
     ],
     expected_failed_checks=lambda estimator: (
-        {
-            "check_positive_only_tag_during_fit": "it passes an indefinite matrix as a precomputed kernel",
-            "check_estimators_dtypes": "it truncates a precomputed Gram matrix to integers (not PSD)",
-        }
-        if estimator.kernel == "precomputed"
-        else {}
+        PRECOMPUTED_XFAIL if estimator.kernel == "precomputed" else {}
     ),
 )
 def test_scikit_learn_compatible(estimator, check):

@@ -13,13 +13,7 @@ from ksvm import RLSClassifier, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_noisy_2d
 from ksvm.rlsc import bordered_system, conjugate_gradient, rlsc_cg, rlsc_direct, rlsc_objective
 
-from .conftest import frozen
-
-PRECOMPUTED_XFAIL = {
-    "check_positive_only_tag_during_fit": "it passes an indefinite matrix as a precomputed kernel",
-    "check_estimators_dtypes": "it truncates a precomputed Gram matrix to integers (not PSD)",
-}
-
+from .conftest import PRECOMPUTED_XFAIL, frozen
 
 @parametrize_with_checks(
     [
