@@ -37,12 +37,21 @@ Beyond the paper, :func:`lsvm_linear_newton` and :func:`lsvm_kernel_newton`
 solve the same dual exactly by a primal-dual active-set method, which is
 Newton's method for the piecewise-linear KKT equation ``min(u, Qu - e) = 0``:
 each step solves ``Q_FF u_F = e_F`` on a guessed free set, and the number of
-steps stays small however large ``nu`` is.
+steps stays small however large ``nu`` is.  Newton's free-set updates can
+cycle; Judice & Pires' safeguard (Murty's single pivots when the count of
+wrong signs stops falling) makes the number of steps finite.
 
 References
 ----------
 Mangasarian, O. L. and Musicant, D. R. (2001), Lagrangian Support Vector
 Machines, JMLR 1, 161-177, sections 3 and 4.
+
+Hintermueller, M., Ito, K. and Kunisch, K. (2002), The primal-dual active set
+strategy as a semismooth Newton method, SIAM J. Optim. 13(3), 865-888.
+
+Judice, J. J. and Pires, F. M. (1994), A block principal pivoting algorithm for
+large-scale strictly monotone linear complementarity problems, Computers &
+Operations Research 21(5), 587-596.
 """
 
 import warnings
@@ -310,41 +319,62 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     return _iterate(step, cho_solve(factor, e), itmax, tol, return_history)  # u^0 = Q^{-1} e
 
 
-def _active_set(solve_free, Q_times, m, itmax, tol, return_history):
-    """Primal-dual active-set (semismooth Newton) iteration for ``min_{u>=0} u'Qu/2 - e'u``.
+def _active_set(solve_free, Q_times, m, itmax, tol, return_history, free=None, patience=3):
+    """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
 
-    With ``g = Qu - e`` (the multiplier of ``u >= 0``), the KKT conditions
-    (12) read ``min(u, g) = 0``.  Each step guesses the free set
-    ``F = {i : u_i > g_i}``, sets ``u = 0`` off ``F`` and solves
-    ``Q_FF u_F = e_F`` on it: one Newton step for the piecewise-linear equation
-    ``min(u, Qu - e) = 0``.  The iteration ends when the set repeats, and then
-    (12) holds exactly up to rounding.
+    With ``g = Qu - e`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
+    Each step guesses the free set ``F``, sets ``u = 0`` off ``F`` and solves
+    ``Q_FF u_F = e_F`` (so ``g_F = 0``).  The guess is right when no index is
+    infeasible, that is no ``u_i < 0`` in ``F`` and no ``g_i < 0`` off ``F``.
+    Otherwise every infeasible index changes side: this is the primal-dual
+    active-set step, Newton's method for the piecewise-linear equation
+    ``min(u, Qu - e) = 0`` (Hintermueller, Ito & Kunisch 2002).  On its own it can
+    cycle; Judice & Pires (1994) keep it finite by counting the infeasible
+    indices: after ``patience`` steps without a new lowest count, only the
+    infeasible index with the largest number changes side (Murty's rule, finite
+    for any positive definite ``Q``) until the count drops below its record.
+
+    ``solve_free(free)`` returns ``u_F``; ``Q_times(u, free)`` returns ``Qu``
+    for a ``u`` that is zero off ``free``.  A sign counts as infeasible beyond
+    ``tol * max(1, max u)``, so at the end (12) holds to that tolerance.
     """
+    free = np.ones(m, dtype=bool) if free is None else free.copy()
     u = np.zeros(m)
-    free = np.ones(m, dtype=bool)  # from u = 0, g = -e: every index is free
     history = []
+    best, chances = m + 1, patience
     it, opt, converged = 0, np.inf, False
     while it < itmax:
         u_new = np.zeros(m)
         if free.any():
             u_new[free] = solve_free(free)
-        g = Q_times(u_new) - 1.0
+        g = Q_times(u_new, free) - 1.0
         opt = float(np.linalg.norm(u_new - u))
         u = u_new
         it += 1
         if return_history:
             history.append(opt)
-        new_free = u - g > 0
-        if np.array_equal(new_free, free):
-            residual = float(np.abs(np.minimum(u, g)).max())
-            converged = residual <= tol * max(1.0, float(np.abs(u).max()))
+        threshold = tol * max(1.0, float(u.max()))
+        infeasible = np.where(free, u < -threshold, g < -threshold)
+        count = int(infeasible.sum())
+        if count == 0:
+            converged = True
             break
-        free = new_free
-    if not converged:
+        if count < best:  # a new record: block step
+            best, chances = count, patience
+        elif chances > 0:  # no record, but still some patience: block step
+            chances -= 1
+        else:  # Murty's single pivot on the largest infeasible index
+            last = np.flatnonzero(infeasible)[-1]
+            infeasible[:] = False
+            infeasible[last] = True
+        free ^= infeasible
+    if converged:
+        u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
+    else:
         warnings.warn(
-            f"The LSVM active-set (Newton) solver stopped after {it} iterations without "
-            f"reaching a consistent active set (or with a KKT residual above tol={tol:g}); "
-            "raise itmax, or use solver='fixed-point'.",
+            f"The LSVM active-set (Newton) solver stopped after {it} iterations with "
+            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax, or use "
+            "solver='fixed-point'.",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -357,8 +387,13 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     Solves the same dual (11) as :func:`lsvm_linear`, exactly rather than by
     the fixed-point iteration (15): each step solves ``Q_FF u_F = e_F`` on a
     guessed free set ``F``, by Sherman-Morrison-Woodbury with the rows of ``A``
-    in ``F``, and updates ``F`` from the signs of ``u - (Qu - e)``.  The
-    first step is Code 2's start ``u^0 = Q^{-1} e``.
+    in ``F``.  Every index on the wrong side (``u_i < 0`` in ``F``, or
+    ``(Qu - e)_i < 0`` outside it) then changes side, which is a semismooth
+    Newton step for ``min(u, Qu - e) = 0``; if three such steps in a row fail
+    to lower the number of wrong indices below its record, only the last wrong
+    index changes side (Judice & Pires' block principal pivoting, with
+    Murty's rule as the safeguard), so the method ends after finitely many
+    steps.  The first step is Code 2's start ``u^0 = Q^{-1} e``.
 
     Parameters
     ----------
@@ -369,8 +404,9 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         None means ``1 / m``.
     itmax : int, default=100
     tol : float > 0, default=1e-8
-        Largest accepted ``|min(u, Qu - e)|``, relative to ``max(1, max u)``, once the
-        active set repeats.
+        A sign is wrong beyond ``tol * max(1, max u)``; at the end ``u >= 0``
+        (entries within that size below 0 are set to 0) and ``Qu - e`` is at
+        least ``-tol * max(1, max u)``, and exactly 0 on the free set.
     return_history : bool, default=False
         Keep ``||u^{i+1} - u^i||`` per iteration.
 
@@ -387,7 +423,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     Warns
     -----
     ConvergenceWarning
-        If the active set has not settled within ``itmax`` steps.
+        If some index is still on the wrong side after ``itmax`` steps.
 
     Notes
     -----
@@ -418,8 +454,8 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         HtE = GF.T @ dF  # H_F' e_F
         return nu * (1.0 - dF * (GF @ cho_solve(cho_factor(M), HtE, check_finite=False)))
 
-    def Q_times(u):
-        return u / nu + dd * (G @ (G.T @ (dd * u)))
+    def Q_times(u, free):
+        return u / nu + dd * (G @ (G[free].T @ (dd * u)[free]))
 
     it, opt, u, converged, history = _active_set(solve_free, Q_times, m, itmax, tol, return_history)
     du = dd * u
@@ -429,12 +465,20 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     )
 
 
-def lsvm_kernel_newton(KM, d, nu=None, itmax=100, tol=1e-8, *, return_history=False):
+#: Above this many points, lsvm_kernel_newton first solves a random half of the problem.
+_WARM_START_SIZE = 500
+
+
+def lsvm_kernel_newton(
+    KM, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True, return_history=False,
+):
     """LSVM with a kernel by an active-set (semismooth Newton) method.
 
     Solves the dual (11) of :func:`lsvm_kernel` exactly: each step factors
     the block ``Q_FF = I/nu + D_F K_FF D_F`` of the guessed free set (Cholesky)
-    and solves ``Q_FF u_F = e_F``.
+    and solves ``Q_FF u_F = e_F``; the free set changes as in
+    :func:`lsvm_linear_newton` (block principal pivoting with Murty's rule as
+    the safeguard, so the number of steps is finite).
 
     Parameters
     ----------
@@ -443,6 +487,14 @@ def lsvm_kernel_newton(KM, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fa
     d : array-like of shape (m,)
     nu, itmax, tol, return_history
         As in :func:`lsvm_linear_newton`.
+    warm_start : bool, default=True
+        For more than 500 points, first solve the problem of a random half of
+        them (recursively, with a fixed seed), and start from the free set its
+        solution predicts: ``u_i - g_i > 0`` with ``u`` the half's solution
+        (0 on the other half) and ``g = Qu - e``.  The answer does not change,
+        since the pivoting ends at the unique solution from any start; the
+        first factorisations shrink from ``m x m`` to about the number of
+        support vectors.  ``it`` counts the steps on the whole problem only.
 
     Returns
     -------
@@ -457,7 +509,7 @@ def lsvm_kernel_newton(KM, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fa
     Warns
     -----
     ConvergenceWarning
-        If the active set has not settled within ``itmax`` steps.
+        If some index is still on the wrong side after ``itmax`` steps.
 
     Notes
     -----
@@ -490,10 +542,22 @@ def lsvm_kernel_newton(KM, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fa
             ) from exc
         return cho_solve(factor, np.ones(len(dF)), check_finite=False)
 
-    def Q_times(u):
-        return u / nu + dd * (KM @ (dd * u))
+    def Q_times(u, free):  # only the columns of the free set
+        return u / nu + dd * (KM[:, free] @ (dd * u)[free])
 
-    it, opt, u, converged, history = _active_set(solve_free, Q_times, m, itmax, tol, return_history)
+    free = None
+    if warm_start and m > _WARM_START_SIZE:
+        # Solve for a random half first (recursively), and start from the free set
+        # its solution predicts for every point: u_S on the half, 0 elsewhere.
+        half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
+        sub = lsvm_kernel_newton(KM[np.ix_(half, half)], dd[half], nu, itmax, tol)
+        u0 = np.zeros(m)
+        u0[half] = sub.u
+        support = u0 > 0
+        free = u0 - (Q_times(u0, support) - 1.0) > 0
+    it, opt, u, converged, history = _active_set(
+        solve_free, Q_times, m, itmax, tol, return_history, free=free,
+    )
     return LSVMResult(it=it, opt=opt, u=u, converged=converged, history=history)
 
 

@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
@@ -264,3 +266,73 @@ def test_newton_warns_when_it_runs_out_of_steps():
     with pytest.warns(ConvergenceWarning, match="active-set"):
         r = lsvm_linear_newton(X, y, 1000.0, itmax=1)
     assert not r.converged
+
+
+def _plain_active_set(Q, itmax):
+    """Newton's free-set update with no safeguard: returns the number of steps and
+    whether a free set came back (a cycle) before the KKT conditions held."""
+    m = Q.shape[0]
+    free, seen = np.ones(m, dtype=bool), set()
+    for it in range(1, itmax + 1):
+        u = np.zeros(m)
+        u[free] = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
+        new_free = u - (Q @ u - 1.0) > 0
+        if np.array_equal(new_free, free):
+            return it, False
+        if new_free.tobytes() in seen:
+            return it, True
+        seen.add(new_free.tobytes())
+        free = new_free
+    return itmax, True
+
+
+def _kkt_residual(Q, u):
+    g = Q @ u - 1.0
+    return max(-u.min(), -g.min(), np.abs(u * g).max())
+
+
+def test_newton_kernel_ends_where_plain_newton_cycles():
+    # On this checkerboard the unguarded free-set update returns to a free set
+    # it has already visited; the safeguarded pivoting must still end at (12).
+    X, y = make_checkerboard(100, seed=0)
+    G = np.hstack([X, -np.ones((100, 1))])
+    K = kernels.rbf_kernel(G, gamma=10.0)
+    nu = 1000.0
+    Q = np.eye(100) / nu + y[:, None] * K * y[None, :]
+    _, cycled = _plain_active_set(Q, itmax=200)
+    assert cycled
+    r = lsvm_kernel_newton(K, y, nu, itmax=200)
+    assert r.converged
+    assert _kkt_residual(Q, r.u) <= 1e-8 * r.u.max()
+    # the KKT conditions of a strictly convex QP fix u: compare with the reference too
+    np.testing.assert_allclose(r.u, _dual_reference(Q), atol=1e-4 * r.u.max())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_newton_kernel_warm_start_changes_the_path_not_the_answer(seed):
+    X, y = make_checkerboard(1200, seed=seed)
+    G = np.hstack([X, -np.ones((1200, 1))])
+    K = kernels.rbf_kernel(G, gamma=100.0)
+    cold = lsvm_kernel_newton(K, y, 100.0, warm_start=False)
+    warm = lsvm_kernel_newton(K, y, 100.0)
+    assert cold.converged and warm.converged
+    np.testing.assert_allclose(warm.u, cold.u, atol=1e-9 * cold.u.max())
+    Q = np.eye(1200) / 100.0 + y[:, None] * K * y[None, :]
+    assert _kkt_residual(Q, warm.u) <= 1e-8 * warm.u.max()
+
+
+@settings(max_examples=30)
+@given(
+    st.integers(5, 40), st.integers(1, 4), st.floats(1e-2, 1e4),
+    st.integers(0, 2**32 - 1),
+)
+def test_newton_linear_satisfies_kkt_on_random_problems(m, n, nu, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(m, n))
+    d = np.where(rng.random(m) < 0.5, -1, 1)
+    d[:2] = [-1, 1]
+    r = lsvm_linear_newton(A, d, nu, itmax=500)
+    assert r.converged
+    H = d[:, None] * np.hstack([A, -np.ones((m, 1))])
+    Q = np.eye(m) / nu + H @ H.T
+    assert _kkt_residual(Q, r.u) <= 1e-7 * max(1.0, r.u.max())
