@@ -89,6 +89,13 @@ def _theta_parts(K_block):
         )
     mean_norm2 = K_block.sum() / m**2  # ||mu||^2 = (1/m^2) sum_ij K_ij
     T = K_block.sum(axis=0) - K_block.sum() / m  # T(k) = sum_i (K_ik - (1/m) sum_p K_ip)
+    # A sum of m entries carries a rounding error of about m eps max|K|: below that
+    # size a mean norm or a T(k) is 0 (a collapsed class, a zero mean), not noise that
+    # would decide the limits of _ratio.
+    noise = 8.0 * m * np.finfo(float).eps * float(np.abs(K_block).max(initial=0.0))
+    if abs(mean_norm2) <= noise:
+        mean_norm2 = 0.0
+    T[np.abs(T) <= noise] = 0.0
     return mean_norm2**2, (T @ T) / (m**2 * (m - 1))
 
 

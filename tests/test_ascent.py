@@ -106,6 +106,20 @@ def test_rho1_where_theta_is_undefined():
     assert rho1(np.outer(both, both), [1, 1, -1, -1]) == 0.5
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_rho1_collapsed_classes_are_not_decided_by_rounding(seed):
+    # Points in general position (not exact in binary): a collapsed class gives
+    # a variance of rounding size, never exactly 0, and the limits must still hold.
+    rng = np.random.default_rng(seed)
+    p, q, r = rng.normal(size=(3, 2))
+    both = np.vstack([np.tile(p, (3, 1)), np.tile(q, (4, 1))])
+    y = [1, 1, 1, -1, -1, -1, -1]
+    assert rho1(both @ both.T, y) == 0.5
+    one = np.vstack([np.tile(p, (3, 1)), q, r, q + r, q - r])  # only class +1 collapsed
+    assert rho1(one @ one.T, y) == 0.0
+    assert rho1_explicit(one, y) == 0.0
+
+
 def test_variability_by_hand():
     # class +1 at 0, 2 (distance 2), class -1 at 5, 6, 8 (distances 1, 3, 2)
     x = np.array([0.0, 2.0, 5.0, 6.0, 8.0])
