@@ -1,0 +1,284 @@
+"""The course assignments: generated student versions, their checks and the grader.
+
+Every notebook is executed once, in one module-scoped fixture that runs two kernels
+at a time: each student version (all checks must fail), each solution (all must
+pass), one student version whose checks were tampered with and which has a cell
+that hangs (the grader must run the original checks, and interrupt the hang),
+and for each assignment one notebook holding several deliberately
+wrong solutions, each followed by the check that must catch it.
+"""
+
+import copy
+import importlib.util
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENTS = ROOT / "assignments"
+SOLUTIONS = sorted((ASSIGNMENTS / "solutions").glob("*.ipynb"))
+NAMES = [path.stem for path in SOLUTIONS]
+TIMEOUT = 60  # seconds per cell; a solution notebook runs in a few seconds
+HANG_TIMEOUT = 10  # for the notebook with a cell that hangs
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"assignments_{name}", ASSIGNMENTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_student = _load("make_student")
+grade = _load("grade")
+
+
+# A wrong implementation is the solution with `old` replaced by `new` in one task cell;
+# the check `check` must fail with an error that contains `message`.
+MUTATIONS = {
+    "01_gram_mercer": [
+        ("task-gaussian", "return np.exp(-gamma * np.maximum(sq, 0.0))",
+         "return np.exp(-gamma * np.maximum(sq, 0.0)).T", "check-1", "you returned the transpose"),
+        ("task-poly", "return (X @ Y.T + c) ** degree", "return (X @ Y.T) ** degree + c",
+         "check-2", "c goes inside the power"),
+        ("task-mercer", "    if np.abs(K - K.T).max() > bound:\n        return False\n", "",
+         "check-3", "test the symmetry first"),
+    ],
+    "02_lsvm_linear": [
+        ("task", "float(-Du.sum())", "float(Du.sum())", "check-1", "gamma has the wrong sign"),
+        ("task", "alpha = 1.9 / nu", "alpha = 1.0 / nu", "check-2", "the step alpha = 1.9 / nu"),
+        ("task", "H = d[:, None] * np.hstack([A, -e[:, None]])",
+         "H = np.diag(d) @ np.hstack([A, -e[:, None]])", "check-3", "it forms an m x m matrix"),
+    ],
+    "03_rlsc_bordered": [
+        ("task-system", "    A = np.zeros((n + 1, n + 1))\n",
+         "    return K + lam * np.eye(n), np.asarray(y, dtype=float)\n",
+         "check-1", "you returned K + lam*I without the border row"),
+        ("task-system", "    A[:n, :n] = K + lam * np.eye(n)\n", "    A[:n, :n] = K\n    A += lam * np.eye(n + 1)\n",
+         "check-1", "the corner entry A[n, n] must be 0"),
+        ("task-solve", "return solution[:-1], float(solution[-1])", "return solution, float(solution[-1])",
+         "check-2", "c has n + 1"),
+    ],
+    "04_rho1": [
+        ("task", "return float(a2 * v1 / denominator)", "return float(a1 * v2 / denominator)",
+         "check-1", "= 1 - rho_1"),
+        ("task", "(m**2 * (m - 1))", "(m**2 * m)", "check-1", "you divided the covariance by m instead of m - 1"),
+        ("task", "    if a1 == 0 < a2:\n        return 1.0\n", "", "check-3", "when the positive class has mean 0"),
+    ],
+}
+
+
+def _is_task(cell):
+    return cell.cell_type == "code" and make_student.BEGIN in cell.source
+
+
+def mutants_notebook(solution, mutations):
+    """The setup cells once, then per mutation: every task cell (one of them wrong) and its check."""
+    nb = copy.deepcopy(solution)
+    setup = [c for c in solution.cells if c.cell_type == "code" and not _is_task(c) and not grade.is_check_cell(c)]
+    tasks = [c for c in solution.cells if _is_task(c)]
+    checks = {c.id: c for c in solution.cells if grade.is_check_cell(c)}
+    cells = [copy.deepcopy(c) for c in setup]
+    for k, (cell_id, old, new, check_id, _) in enumerate(mutations):
+        for task in tasks:
+            cell = copy.deepcopy(task)
+            cell.id = f"{task.id}-m{k}"
+            if task.id == cell_id:
+                assert old in cell.source, f"mutation {k}: {old!r} is not in the solution's cell {cell_id}"
+                cell.source = cell.source.replace(old, new)
+            cells.append(cell)
+        check = copy.deepcopy(checks[check_id])
+        check.id = f"{check_id}-m{k}"
+        cells.append(check)
+    nb.cells = cells
+    return nb
+
+
+def tampered_student(student):
+    """A student version whose first check now only prints success, whose second is deleted,
+    and which has a cell that hangs."""
+    nb = copy.deepcopy(student)
+    first, second = [c for c in nb.cells if grade.is_check_cell(c)][:2]
+    first.source = "# Check 1: trust me\nprint('check 1 passed')"
+    nb.cells.remove(second)
+    nb.cells.insert(nb.cells.index(first), nbformat.v4.new_code_cell("import time\ntime.sleep(600)", id="hang"))
+    return nb
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """Every grading run of this module, two kernels at a time: {(kind, name): GradeResult}."""
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in ASSIGNMENTS.glob("*/*.ipynb")}
+    first = SOLUTIONS[0]
+    tampered = tampered_student(nbformat.read(ASSIGNMENTS / "student" / first.name, as_version=4))
+    reference = nbformat.read(first, as_version=4)
+    # First, so that its wait for the timeout overlaps the other runs.
+    jobs = {("tampered", first.stem): lambda: grade.grade_notebook(tampered, reference, timeout=HANG_TIMEOUT)}
+    for path in SOLUTIONS:
+        name = path.stem
+        student = ASSIGNMENTS / "student" / path.name
+        jobs["student", name] = lambda p=student: grade.grade_file(p, timeout=TIMEOUT)
+        jobs["solution", name] = lambda p=path: grade.grade_file(p, timeout=TIMEOUT)
+        solution_nb = nbformat.read(path, as_version=4)
+        mutants = mutants_notebook(solution_nb, MUTATIONS[name])
+        jobs["mutants", name] = lambda nb=mutants: grade.grade_notebook(nb, None, timeout=TIMEOUT)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(job) for key, job in jobs.items()}
+        results = {key: future.result() for key, future in futures.items()}
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in ASSIGNMENTS.glob("*/*.ipynb")}
+    assert after == before, "grading wrote into a notebook"
+    return results
+
+
+def test_there_are_four_assignments():
+    assert NAMES == ["01_gram_mercer", "02_lsvm_linear", "03_rlsc_bordered", "04_rho1"]
+    assert sorted(p.name for p in (ASSIGNMENTS / "student").glob("*.ipynb")) == [p.name for p in SOLUTIONS]
+
+
+# (i) The stored student versions are what the generator makes now.
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_student_version_is_generated_from_the_solution(name):
+    solution = ASSIGNMENTS / "solutions" / f"{name}.ipynb"
+    stored = (ASSIGNMENTS / "student" / f"{name}.ipynb").read_text(encoding="utf-8")
+    assert stored == make_student.student_text(solution), (
+        f"assignments/student/{name}.ipynb is stale: run python assignments/make_student.py"
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_student_version_has_no_solution_and_no_outputs(name):
+    solution = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
+    student = nbformat.read(ASSIGNMENTS / "student" / f"{name}.ipynb", as_version=4)
+    assert [c.id for c in student.cells] == [c.id for c in solution.cells]
+    for sol, stu in zip(solution.cells, student.cells):
+        if stu.cell_type == "code":
+            assert stu.outputs == [] and stu.execution_count is None
+        if _is_task(sol):
+            assert "SOLUTION" not in stu.source and "raise NotImplementedError(" in stu.source
+            body = sol.source.split(make_student.BEGIN)[1].split(make_student.END)[0]
+            assert not any(line.strip() and line in stu.source.split("\n") for line in body.split("\n")[1:-1])
+        else:
+            assert stu.source == sol.source
+    assert any(c.outputs for c in solution.cells if c.cell_type == "code"), "the solution is stored without outputs"
+
+
+def test_check_mode_passes_now_and_fails_on_drift(tmp_path, capsys):
+    assert make_student.main(["--check"]) == 0
+    solutions, student = tmp_path / "solutions", tmp_path / "student"
+    solutions.mkdir()
+    student.mkdir()
+    for path in SOLUTIONS[:2]:
+        (solutions / path.name).write_bytes(path.read_bytes())
+    assert make_student.main(["--solutions", str(solutions), "--student", str(student)]) == 0
+    assert make_student.main(["--check", "--solutions", str(solutions), "--student", str(student)]) == 0
+    drifted = student / SOLUTIONS[0].name
+    drifted.write_text(drifted.read_text(encoding="utf-8").replace("YOUR CODE HERE", "your code here"),
+                       encoding="utf-8")
+    capsys.readouterr()
+    assert make_student.main(["--check", "--solutions", str(solutions), "--student", str(student)]) == 1
+    assert f"{drifted} is not what make_student.py generates" in capsys.readouterr().err
+    # Regenerating restores it, byte for byte.
+    assert make_student.main(["--solutions", str(solutions), "--student", str(student)]) == 0
+    assert drifted.read_bytes() == (ASSIGNMENTS / "student" / SOLUTIONS[0].name).read_bytes()
+
+
+# (ii) Every check of a student version fails; (iii) every check of a solution passes.
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_student_version_fails_every_check(graded, name):
+    result = graded["student", name]
+    assert result.total >= 3 and result.score == 0, grade.format_result(result)
+    for check in result.checks:
+        assert check.error.startswith(("NotImplementedError", "AssertionError")), check.error
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solution_passes_every_check(graded, name):
+    result = graded["solution", name]
+    assert result.total >= 3 and result.score == result.total, grade.format_result(result)
+    assert result.assignment == name and result.notes == []
+
+
+def test_grader_runs_the_original_checks_and_survives_a_hang(graded):
+    result = graded["tampered", NAMES[0]]
+    assert result.total == 3 and result.score == 0, grade.format_result(result)
+    assert [c.name.split(":")[0] for c in result.checks] == ["Check 1", "Check 2", "Check 3"]
+    assert any("'Check 1: gaussian_gram" in note and "edited in the submission" in note for note in result.notes)
+    assert any("'Check 2: polynomial_gram" in note and "missing from the submission" in note
+               for note in result.notes)
+    assert any(f"id hang) failed: interrupted after the timeout of {HANG_TIMEOUT} s" in note
+               for note in result.notes), result.notes
+
+
+# (iv) A wrong implementation fails the relevant check, with the diagnostic for its mistake.
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wrong_implementations_are_diagnosed(graded, name):
+    result = graded["mutants", name]
+    assert result.total == len(MUTATIONS[name]), grade.format_result(result)
+    for check, (cell_id, _, new, check_id, message) in zip(result.checks, MUTATIONS[name]):
+        assert not check.passed, f"{name}: {new!r} in {cell_id} passed {check.name}"
+        assert check.error.startswith("AssertionError") and message in check.error, (
+            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}"
+        )
+
+
+# (v) Malformed markers are refused with a clear error.
+
+
+@pytest.mark.parametrize(
+    "source, match",
+    [
+        ("def f(x):\n    ### BEGIN SOLUTION\n    return x\n", "line 2: '### BEGIN SOLUTION' without a matching"),
+        ("def f(x):\n    return x\n    ### END SOLUTION\n", "line 3: '### END SOLUTION' without a"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n", "line 2: .* inside the region opened on line 1"),
+        ("def f(x):\n    ## BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n", "line 2: malformed marker '## BEGIN SOLUTION'"),
+        ("### BEGIN SOLUTION\nx = 1\n### END SOLUTION here\n", "line 3: malformed marker"),
+    ],
+)
+def test_malformed_markers_are_refused(source, match):
+    with pytest.raises(make_student.MarkerError, match=match):
+        make_student.clear_solutions(source, where="cell")
+
+
+def test_stub_keeps_the_indentation_and_names_the_function():
+    source = "def f(x):\n    y = x\n    ### BEGIN SOLUTION\n    return y\n    ### END SOLUTION\n\nz = 1"
+    assert make_student.clear_solutions(source) == (
+        'def f(x):\n    y = x\n    # YOUR CODE HERE\n    raise NotImplementedError("f: write your code here")\n\nz = 1',
+        1,
+    )
+    assert make_student.clear_solutions("### BEGIN SOLUTION\nx\n### END SOLUTION", "markdown") == (
+        "YOUR ANSWER HERE", 1
+    )
+
+
+def test_generator_names_the_notebook_and_cell_and_exits_2(tmp_path, capsys):
+    nb = nbformat.read(SOLUTIONS[0], as_version=4)
+    task = next(c for c in nb.cells if _is_task(c))
+    task.source = task.source.replace(make_student.END, "")
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nbformat.write(nb, solutions / SOLUTIONS[0].name)
+    code = make_student.main(["--solutions", str(solutions), "--student", str(tmp_path / "student")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{SOLUTIONS[0].name}: cell" in err and f"(id {task.id})" in err and "without a matching" in err
+    assert not (tmp_path / "student").exists()
+
+
+def test_generator_refuses_a_notebook_without_solution_or_checks():
+    nb = nbformat.read(SOLUTIONS[0], as_version=4)
+    no_checks = copy.deepcopy(nb)
+    no_checks.cells = [c for c in no_checks.cells if not grade.is_check_cell(c)]
+    with pytest.raises(make_student.MarkerError, match="no cell tagged 'check'"):
+        make_student.student_notebook(no_checks)
+    no_solution = copy.deepcopy(nb)
+    no_solution.cells = [c for c in no_solution.cells if not _is_task(c)]
+    with pytest.raises(make_student.MarkerError, match="no '### BEGIN SOLUTION' region"):
+        make_student.student_notebook(no_solution)
