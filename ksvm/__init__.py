@@ -15,7 +15,11 @@ smo
 primal
     The primal QP and the hinge form, solved directly (small problems).
 lsvm
-    The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels).
+    The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels),
+    and an exact active-set Newton solver for the same dual.
+features
+    Explicit approximate features of the Gaussian kernel (random Fourier, Nystroem,
+    RSVM's reduced kernel), on which Code 2 runs as a nonlinear classifier.
 rlsc
     Regularized least-squares classification (Rennie): the bordered system, direct and CG.
 ascent
@@ -24,7 +28,7 @@ rlr
     Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
 """
 
-from . import ascent, base, datasets, kernels, lsvm, mercer, primal, rlr, rlsc, smo
+from . import ascent, base, datasets, features, kernels, lsvm, mercer, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -39,6 +43,7 @@ __all__ = [
     "ascent",
     "base",
     "datasets",
+    "features",
     "kernels",
     "lsvm",
     "mercer",
