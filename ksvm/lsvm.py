@@ -445,17 +445,24 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
     nu, _ = _check_nu_alpha(nu, None, m)
     itmax, tol = _check_itmax_tol(itmax, tol)
-    G = _augment(A)  # [A  -e]; H = D G
+    # H = D [A  -e] is never formed (as in lsvm_linear): [A  -e] would copy A, and its
+    # free rows another time per step.  Only the free rows of A are copied, once a step.
 
     def solve_free(free):  # (I/nu + H_F H_F')^{-1} e_F by Sherman-Morrison-Woodbury
-        GF, dF = G[free], dd[free]
-        M = GF.T @ GF  # H_F'H_F: the labels square away
+        AF, dF = (A, dd) if free.all() else (A[free], dd[free])  # all free at the start
+        col = -AF.sum(axis=0)
+        M = np.empty((n + 1, n + 1))  # H_F'H_F = [A_F'A_F, -A_F'e; -e'A_F, |F|]
+        M[:n, :n] = AF.T @ AF
+        M[:n, n] = M[n, :n] = col
+        M[n, n] = AF.shape[0]
         M[np.diag_indices(n + 1)] += 1.0 / nu
-        HtE = GF.T @ dF  # H_F' e_F
-        return nu * (1.0 - dF * (GF @ cho_solve(cho_factor(M), HtE, check_finite=False)))
+        HtE = np.append(AF.T @ dF, -dF.sum())  # H_F' e_F
+        p = cho_solve(cho_factor(M), HtE, check_finite=False)
+        return nu * (1.0 - dF * (AF @ p[:n] - p[n]))
 
-    def Q_times(u, free):
-        return u / nu + dd * (G @ (G[free].T @ (dd * u)[free]))
+    def Q_times(u, free):  # u is zero off free: one pass over A, no copy
+        du = dd * u
+        return u / nu + dd * (A @ (A.T @ du) + du.sum())
 
     it, opt, u, converged, history = _active_set(solve_free, Q_times, m, itmax, tol, return_history)
     du = dd * u
@@ -595,9 +602,13 @@ class LagrangianSVC(BaseKernelClassifier):
         Code 2's ``itmax``.
     solver : {'fixed-point', 'newton'}, default='fixed-point'
         The authors' iteration (15) (:func:`lsvm_linear`, :func:`lsvm_kernel`)
-        or the active-set Newton method (:func:`lsvm_linear_newton`,
+        or the safeguarded active-set Newton method (:func:`lsvm_linear_newton`,
         :func:`lsvm_kernel_newton`), which solves (11) exactly in a few steps
-        at any ``nu``; ``alpha`` is then unused.
+        at any ``nu``; ``alpha`` is then unused, and ``tol`` is the Newton
+        solver's (its default there is 1e-8: pass ``tol=1e-8`` for the same).
+        Prefer 'newton' with a nonlinear kernel or a large ``nu``; the fixed
+        point is the paper's algorithm and is cheapest for a linear kernel at
+        small ``nu``.
 
     Attributes
     ----------
