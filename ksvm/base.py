@@ -202,7 +202,7 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
             self.X_fit_ = None
             return K, y_pm
         points = self._kernel_points(X)
-        self._gamma = resolve_gamma(self.gamma, points) if self._uses_gamma() else None
+        self._gamma = resolve_gamma(self.gamma, self._gamma_data(X, points)) if self._uses_gamma() else None
         self.X_fit_ = X
         return self._kernel_function()(points), y_pm
 
@@ -210,6 +210,11 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         """The points the kernel compares: the rows of ``X``, unless a subclass
         maps them first (the Lagrangian SVM appends a -1 to each)."""
         return X
+
+    def _gamma_data(self, X, points):
+        """The data that ``gamma='scale'`` or ``'auto'`` is resolved on: the points the
+        kernel compares."""
+        return points
 
     def _require_psd(self, K, why):
         """Refuse a Gram matrix that is clearly not a valid kernel's.

@@ -592,7 +592,10 @@ class LagrangianSVC(BaseKernelClassifier):
         ``fit`` takes ``K(G, G')`` and ``decision_function`` the block
         ``K([X -e], G')``.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
-        Resolved on the augmented data ``[X -e]``.
+        'scale' and 'auto' are resolved on ``X`` for the distance kernels ('rbf',
+        'exponential'), whose values the appended -1 does not change, so that
+        ``gamma='scale'`` means what it means for ``SVC``; and on the augmented
+        data ``[X -e]`` for the inner-product kernels ('poly', 'sigmoid').
     degree : int >= 1, default=3
     coef0 : float, default=1.0
     alpha : float in (0, 2/nu) or None, default=None
@@ -706,6 +709,10 @@ class LagrangianSVC(BaseKernelClassifier):
     def _kernel_points(self, X):
         """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
         return _augment(X)
+
+    def _gamma_data(self, X, points):
+        """``X`` for a distance kernel (the -1 cancels in ``||g - h||``), else ``[X -e]``."""
+        return X if self.kernel in ("rbf", "exponential") else points
 
     def decision_function(self, X):
         """``K([x' -1], G') D u`` (``x'w - gamma`` for the linear kernel); positive means ``classes_[1]``.
