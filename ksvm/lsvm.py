@@ -99,7 +99,13 @@ class LSVMResult:
     gamma : float or None
         ``-e'Du`` (linear version only); the plane is ``x'w = gamma``.
     converged : bool
-        ``opt <= tol`` within ``itmax``.
+        ``opt <= tol`` within ``itmax``, or the rounding floor was reached
+        (``at_floor``).
+    at_floor : bool
+        The fixed-point iteration stopped at its rounding floor above ``tol``:
+        ``||u^{i+1} - u^i||`` set no new lowest value for ten iterations while
+        below ``sqrt(eps) ||u||``, so rounding, not the contraction, decides
+        its size, and no more digits of ``u`` can be had.
     history : ndarray or None
         ``||u^{i+1} - u^i||`` per iteration, if asked for.
     """
@@ -110,7 +116,11 @@ class LSVMResult:
     w: np.ndarray = None
     gamma: float = None
     converged: bool = True
+    at_floor: bool = False
     history: np.ndarray = field(default=None, repr=False)
+
+
+_SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 
 
 def _check_nu_alpha(nu, alpha, m):
@@ -138,10 +148,21 @@ def _warn_itmax(itmax, opt, tol):
     )
 
 
+#: Steps without a new lowest ``||u^{i+1} - u^i||`` after which the iteration has stalled.
+_STALL_PATIENCE = 10
+
+
 def _iterate(step, u, itmax, tol, return_history):
-    """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol`` or ``itmax`` steps."""
+    """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol``, the rounding floor, or ``itmax``.
+
+    The map is a contraction, so ``||u^{i+1} - u^i||`` falls geometrically until
+    rounding decides its size: a few times ``eps ||u||`` to ``100 eps ||u||`` on the
+    book's problems, depending on the machine's summation order.  A ``tol`` below
+    that can never be met; the iteration then stops when the step has not set a
+    new lowest value for ``_STALL_PATIENCE`` steps while below ``sqrt(eps) ||u||``.
+    """
     history = []
-    it, opt = 0, np.inf
+    it, opt, best, since_best, at_floor = 0, np.inf, np.inf, 0, False
     while it < itmax:
         u_new = step(u)
         opt = float(np.linalg.norm(u_new - u))
@@ -151,11 +172,15 @@ def _iterate(step, u, itmax, tol, return_history):
             history.append(opt)
         if opt <= tol:
             break
-    converged = opt <= tol
+        best, since_best = (opt, 0) if opt < best else (best, since_best + 1)
+        if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * np.linalg.norm(u):
+            at_floor = True
+            break
+    converged = opt <= tol or at_floor
     if not converged:
         _warn_itmax(itmax, opt, tol)
     return LSVMResult(
-        it=it, opt=opt, u=u, converged=converged,
+        it=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
 

@@ -35,6 +35,17 @@ any kernel, with respect to the function ``f`` in the kernel's Hilbert
 space).  The test is ``max(sqrt(r'Kr), |dL/db|) <= tol * max(1, same at c = 0, b = 0)``;
 unlike the norm of ``K r`` it does not carry the scale of ``K``.
 
+A gradient can be asked to be smaller than floating point allows: near the
+minimum the decrease a step promises falls below the rounding error of (9),
+and a line search that compares values of (9) can no longer tell a better
+point from a worse one.  Where exactly that happens depends on the machine's
+summation order.  :func:`rlr_newton` and :func:`rlr_lbfgs` therefore also stop,
+as converged, at this *rounding floor*: when the decrease that their model
+predicts, ``g'H^{-1}g / 2`` (Newton's decrement, with the exact Hessian or
+L-BFGS's approximation of it), is at most ``16 eps L``, where ``L > 0`` is the
+value of (9) (a sum of nonnegative terms, so ``eps L`` is the size of its
+rounding error).  ``RLRResult.at_floor`` says which test stopped them.
+
 References
 ----------
 Rennie, J. D. M. (2003), Kernelizing linear classifiers, section 3.
@@ -80,7 +91,12 @@ class RLRResult:
         ``max(sqrt(r'Kr), |dL/db|)``, the gradient norm of the stopping test.
     n_iter : int
     converged : bool
-        ``grad_norm <= tol * max(1, grad_norm at c = 0, b = 0)`` within ``max_iter``.
+        ``grad_norm <= tol * max(1, grad_norm at c = 0, b = 0)`` within
+        ``max_iter``, or the rounding floor was reached (``at_floor``).
+    at_floor : bool
+        Stopped because a further step could not lower (9) by more than its
+        rounding error (see the module docstring); ``grad_norm`` is then as
+        small as this solver can make it in floating point.
     history : ndarray or None
         The objective at every iterate (the start included), if asked for.
     """
@@ -91,6 +107,7 @@ class RLRResult:
     grad_norm: float
     n_iter: int
     converged: bool
+    at_floor: bool = False
     history: np.ndarray = field(default=None, repr=False)
 
 
@@ -190,9 +207,18 @@ def _setup(K, y, lam, tol, max_iter, default_max_iter):
     return K, y_pm, lam, threshold, max_iter
 
 
-def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint):
+#: A predicted decrease of (9) at most this many machine epsilons times (9) is rounding noise.
+_FLOOR_EPS = 16.0 * np.finfo(np.float64).eps
+
+
+def _at_floor(predicted_decrease, value):
+    """Whether a step promising this decrease of (9) is below (9)'s rounding error."""
+    return predicted_decrease <= _FLOOR_EPS * value
+
+
+def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint, at_floor=False):
     value, _, _, grad_norm = _loss_and_gradient(K, y, lam, c, b)
-    converged = grad_norm <= threshold
+    converged = grad_norm <= threshold or at_floor
     if not converged:
         warnings.warn(
             f"{name} stopped after {n_iter} iterations with gradient norm {grad_norm:.3g} > "
@@ -202,7 +228,8 @@ def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint):
         )
     return RLRResult(
         c=c, b=float(b), objective=value, grad_norm=grad_norm, n_iter=n_iter,
-        converged=converged, history=None if history is None else np.array(history),
+        converged=converged, at_floor=at_floor and grad_norm > threshold,
+        history=None if history is None else np.array(history),
     )
 
 
@@ -321,9 +348,14 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
         options={"maxiter": max_iter, "gtol": 0.0, "ftol": 0.0, "maxls": 50},
     )
     x = res.x if res.nit >= last["nit"] else last["x"]
+    at_floor = False
+    if res.nit < max_iter:  # L-BFGS-B stopped by a test of its own: is it the rounding floor?
+        value, gc, gb, _ = _loss_and_gradient(K, y_pm, lam, x[:n], x[n])
+        g = np.append(gc, gb)
+        at_floor = _at_floor(0.5 * g @ res.hess_inv.matvec(g), value)
     return _finish(
         K, y_pm, lam, x[:n], x[n], max(int(res.nit), last["nit"]), threshold, history, "L-BFGS",
-        "raise max_iter or tol, or use solver='newton'.",
+        "raise max_iter or tol, or use solver='newton'.", at_floor=at_floor,
     )
 
 
@@ -367,7 +399,7 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
     c, b = np.zeros(n), 0.0
     value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, c, b)
     history = [value] if return_history else None
-    n_iter = 0
+    n_iter, at_floor = 0, False
     while n_iter < max_iter and grad_norm > threshold:
         f = K @ c + b
         z = y_pm * f
@@ -382,15 +414,24 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
         sol = cho_solve(factor, np.column_stack([rhs, W]), check_finite=False)
         a, b_new = _eliminate_bias(sol[:, 0], sol[:, 1], W) if W.sum() > 0 else (sol[:, 0], b)
         dc, db = W * a - c, b_new - b
-        slope = gc @ dc + gb * db
+        slope = gc @ dc + gb * db  # minus Newton's decrement squared
         t = 1.0
-        for _ in range(60):  # Armijo backtracking
-            new = _loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
-            if new[0] <= value + 1e-4 * t * slope:
+        if _at_floor(-0.5 * slope, value):
+            # (9) can no longer rank the points along the step, so a line search would be
+            # guessing; this close to the minimum the full step converges quadratically.
+            # Take it while it still lowers the gradient, and stop at the rounding floor.
+            new = _loss_and_gradient(K, y_pm, lam, c + dc, b + db)
+            if not new[3] < grad_norm:
+                at_floor = True
                 break
-            t *= 0.5
         else:
-            break  # no decrease possible at rounding level: stop here
+            for _ in range(60):  # Armijo backtracking
+                new = _loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
+                if new[0] <= value + 1e-4 * t * slope:
+                    break
+                t *= 0.5
+            else:
+                break  # no decrease found although the decrement is above the floor: warn
         c, b = c + t * dc, b + t * db
         value, gc, gb, grad_norm = new
         n_iter += 1
@@ -398,7 +439,7 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
             history.append(value)
     return _finish(
         K, y_pm, lam, c, b, n_iter, threshold, history, "Newton's method",
-        "raise max_iter or tol.",
+        "raise max_iter or tol.", at_floor=at_floor,
     )
 
 

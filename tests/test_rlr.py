@@ -164,6 +164,24 @@ def test_newton_converges_quadratically(rng):
     assert tail[-1] < tail[-2] ** 1.5 * 10  # superlinear at the end
 
 
+@pytest.mark.parametrize("solver", [rlr_newton, rlr_lbfgs])
+def test_a_tolerance_below_the_rounding_floor_stops_there(rng, solver):
+    # No machine can bring the gradient to 1e-30 of its start; where each one stalls
+    # depends on its summation order.  The solvers stop there, converged, and say so.
+    _, y, K = _problem(rng, n=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        r = solver(K, y, 0.5, tol=1e-30)
+    ref = rlr_newton(K, y, 0.5, tol=1e-10)
+    assert r.converged and r.at_floor and not ref.at_floor
+    assert r.n_iter <= (12 if solver is rlr_newton else 2000)
+    g0 = max(0.5 * np.sqrt(y @ K @ y), 0.5 * abs(y.sum()), 1.0)  # the test's norm at c = 0, b = 0
+    # Newton's full steps reach the gradient's own rounding level; L-BFGS, whose line
+    # search compares values of (9), stops near sqrt(eps) of the start
+    assert r.grad_norm <= (1e-13 if solver is rlr_newton else 1e-5) * g0 * len(y)
+    assert r.objective == pytest.approx(ref.objective, rel=1e-12)
+
+
 def test_predict_proba_is_the_logistic_of_the_decision_function():
     X, y = make_noisy_2d(100, seed=4)
     clf = KernelLogisticRegression(lam=0.1, gamma=2.0).fit(X, y)
