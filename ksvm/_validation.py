@@ -28,7 +28,13 @@ __all__ = [
     "check_C",
     "check_gram",
     "check_gram_labels",
+    "check_gram_labels_lam",
     "encode_binary_labels",
+    "optional",
+    "one_of",
+    "check_bool",
+    "check_unit_interval",
+    "check_gamma",
 ]
 
 
@@ -259,6 +265,16 @@ def check_gram_labels(K, y, names=("K", "y")):
     return K, y_pm
 
 
+def check_gram_labels_lam(K, y, lam):
+    """:func:`check_gram_labels`, and a regularisation weight ``lam > 0``.
+
+    Returns
+    -------
+    K, y_pm, lam
+    """
+    return (*check_gram_labels(K, y), check_positive(lam, "lam"))
+
+
 def encode_binary_labels(y):
     """Map any two class labels onto -1 and +1.
 
@@ -312,3 +328,68 @@ def encode_binary_labels(y):
             f"got {classes.size} classes ({shown}); the type of the target is {y_type}."
         )
     return np.where(y_index == 1, 1.0, -1.0), classes
+
+
+# ----------------------------------------------------------------------------
+# Validators for the estimators' tables of hyper-parameters (see ksvm.base):
+# each takes ``(value, name)`` and returns the value to use or raises ValueError.
+# ----------------------------------------------------------------------------
+
+
+def optional(check):
+    """``check``, or None passed through: for a parameter whose None means "the default".
+
+    Examples
+    --------
+    >>> optional(check_positive)(None, "tol") is None, optional(check_positive)(2, "tol")
+    (True, 2.0)
+    """
+
+    def check_or_none(value, name):
+        return None if value is None else check(value, name)
+
+    return check_or_none
+
+
+def one_of(*options):
+    """A validator that accepts exactly the given strings.
+
+    Examples
+    --------
+    >>> one_of("direct", "cg")("qr", "solver")
+    Traceback (most recent call last):
+    ...
+    ValueError: solver must be one of 'direct', 'cg', got 'qr'.
+    """
+
+    def check_option(value, name):
+        if not (isinstance(value, str) and value in options):
+            shown = ", ".join(repr(option) for option in options)
+            raise ValueError(f"{name} must be one of {shown}, got {value!r}.")
+        return value
+
+    return check_option
+
+
+def check_bool(value, name):
+    """Return ``value`` if it is a bool (``True``, ``False`` or a numpy bool)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
+def check_unit_interval(value, name):
+    """Return ``value`` as a float after checking that it lies in [0, 1]."""
+    value = check_finite_real(value, name)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}.")
+    return value
+
+
+def check_gamma(value, name="gamma"):
+    """Return ``'scale'``, ``'auto'`` or a finite number > 0 (a kernel's width)."""
+    if isinstance(value, str):
+        if value in ("scale", "auto"):
+            return value
+        raise ValueError(f"{name} must be 'scale', 'auto' or a positive number, got {value!r}.")
+    return check_positive(value, name)

@@ -50,7 +50,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     check_finite_real,
@@ -58,12 +57,17 @@ from ._validation import (
     check_integer,
     check_matrix,
     check_positive,
+    check_unit_interval,
     encode_binary_labels,
+    one_of,
+    optional,
 )
 from .base import BaseKernelClassifier
-from .datasets import is_linearly_separable
+from .primal import is_linearly_separable
+from .smo import dual_objective, smo
 
 __all__ = [
+    "theta_parts",
     "rho1",
     "rho1_explicit",
     "class_variability",
@@ -79,8 +83,35 @@ __all__ = [
 ]
 
 
-def _theta_parts(K_block):
-    """``||mu||^4`` and ``mu' Sigma mu`` of one class from its kernel block (the lemma)."""
+def theta_parts(K_block):
+    """``||mu||^4`` and ``mu' Sigma mu`` of one class from its kernel block (the lemma (18)).
+
+    ``theta`` of (16) is their ratio; :func:`rho1` combines the two classes'
+    parts without dividing by a variance that may be 0.
+
+    Parameters
+    ----------
+    K_block : ndarray of shape (m, m)
+        The Gram matrix of the class's examples, ``m >= 2``.
+
+    Returns
+    -------
+    mean_norm4, spread : float
+        ``||mu||^4 = ((1/m^2) sum_ij K_ij)^2`` and ``mu' Sigma mu`` with the
+        sample covariance ``Sigma`` (divisor ``m - 1``) of the class in the
+        feature space.
+
+    Raises
+    ------
+    ValueError
+        If the class has fewer than two examples.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 3.0])  # one feature: mu = 2, Sigma = 2
+    >>> theta_parts(np.outer(x, x))
+    (16.0, 8.0)
+    """
     m = K_block.shape[0]
     if m < 2:
         raise ValueError(
@@ -96,7 +127,7 @@ def _theta_parts(K_block):
     if abs(mean_norm2) <= noise:
         mean_norm2 = 0.0
     T[np.abs(T) <= noise] = 0.0
-    return mean_norm2**2, (T @ T) / (m**2 * (m - 1))
+    return float(mean_norm2**2), float(T @ T) / (m**2 * (m - 1))
 
 
 def _ratio(a1, v1, a2, v2):
@@ -154,8 +185,8 @@ def rho1(K, y):
     """
     K, y_pm = check_gram_labels(K, y)
     pos, neg = y_pm > 0, y_pm < 0
-    a1, v1 = _theta_parts(K[np.ix_(pos, pos)])
-    a2, v2 = _theta_parts(K[np.ix_(neg, neg)])
+    a1, v1 = theta_parts(K[np.ix_(pos, pos)])
+    a2, v2 = theta_parts(K[np.ix_(neg, neg)])
     return _ratio(a1, v1, a2, v2)
 
 
@@ -378,7 +409,7 @@ def separable_in_feature_space(K, y):
     By the representer argument a separating ``w`` can be taken in the span
     of the ``g(x_j)``, so the images are separable exactly when some ``(c, b)``
     has ``y_i ((Kc)_i + b) >= 1`` for all ``i``: the rows of ``K`` are
-    separable as points (:func:`ksvm.datasets.is_linearly_separable`).  The
+    separable as points (:func:`ksvm.primal.is_linearly_separable`).  The
     hard-margin dual (7) is bounded exactly when this holds.
 
     Parameters
@@ -424,7 +455,7 @@ class AscentResult:
         The largest increase of ``Q`` still available from one pair of opposite
         labels with SMO's best step (``s / eta``, kept feasible): about 0 at the
         optimum of (7), whatever rule stopped the run.
-    trace : ndarray or None
+    history : ndarray or None
         ``Q`` after every iteration, the start (``Q = 0``) included, if asked for.
     """
 
@@ -435,12 +466,28 @@ class AscentResult:
     stop: str
     rho1: float
     remaining_gain: float = 0.0
-    trace: np.ndarray = field(default=None, repr=False)
+    history: np.ndarray = field(default=None, repr=False)
+
+
+def _check_weight(value, name):
+    """'rho1', 'equal' or a number in [0, 1]: the weight rho_1 of (14)."""
+    if isinstance(value, str):
+        return one_of("rho1", "equal")(value, name)
+    return check_unit_interval(value, name)
+
+
+def _require_separable(K, y_pm):
+    if not separable_in_feature_space(K, y_pm):
+        raise ValueError(
+            "The two classes are not separable in the feature space of this kernel, so the "
+            "hard-margin dual (7) is unbounded and has no optimum. Use a soft margin "
+            "(ksvm.SoftMarginSVC) or a more flexible kernel."
+        )
 
 
 def weighted_ascent(
     K, y, rho=1e-2, weight="rho1", tol=1e-8, max_iter=100000, nonnegative="clip",
-    check_separable=True, trace=False,
+    check_separable=True, return_history=False,
 ):
     """Solve the hard-margin dual (7) by the pairwise weighted gradient ascent (13)-(15).
 
@@ -464,7 +511,7 @@ def weighted_ascent(
     check_separable : bool, default=True
         Refuse data that are not separable in the feature space, for which
         (7) is unbounded (:func:`separable_in_feature_space`, one LP).
-    trace : bool, default=False
+    return_history : bool, default=False
         Keep ``Q`` after every iteration.
 
     Returns
@@ -502,20 +549,10 @@ def weighted_ascent(
     max_iter = check_integer(max_iter, "max_iter")
     if nonnegative not in ("clip", "none"):
         raise ValueError(f"nonnegative must be 'clip' or 'none', got {nonnegative!r}.")
-    if isinstance(weight, str):
-        if weight not in ("rho1", "equal"):
-            raise ValueError(f"weight must be 'rho1', 'equal' or a number in [0, 1], got {weight!r}.")
-        w1 = rho1(K, y_pm) if weight == "rho1" else 0.5
-    else:
-        w1 = check_finite_real(weight, "weight")
-        if not 0.0 <= w1 <= 1.0:
-            raise ValueError(f"weight must lie in [0, 1], got {weight!r}.")
-    if check_separable and not separable_in_feature_space(K, y_pm):
-        raise ValueError(
-            "The two classes are not separable in the feature space of this kernel, so the "
-            "hard-margin dual (7) is unbounded and the ascent cannot converge. Use a soft "
-            "margin (ksvm.SoftMarginSVC) or a more flexible kernel."
-        )
+    weight = _check_weight(weight, "weight")
+    w1 = {"rho1": lambda: rho1(K, y_pm), "equal": lambda: 0.5}.get(weight, lambda: weight)()
+    if check_separable:
+        _require_separable(K, y_pm)
     pos, neg = np.flatnonzero(y_pm > 0), np.flatnonzero(y_pm < 0)
     diag = np.diag(K)
     eta = diag[pos][:, None] + diag[neg][None, :] - 2.0 * K[np.ix_(pos, neg)]  # ||g(p1) - g(p2)||^2
@@ -543,15 +580,14 @@ def weighted_ascent(
         F += d * (K[:, p1] - K[:, p2])
         Q += float(gain[i, j])
         n_iter += 1
-        if trace:
+        if return_history:
             history.append(Q)
         if abs(gain[i, j]) < tol:
             stop = "small change"
             break
     if nonnegative == "clip":
         alpha = np.maximum(alpha, 0.0)  # entries clipped to 0 may hold -1e-17
-    v = alpha * y_pm
-    objective = float(alpha.sum() - 0.5 * v @ K @ v)
+    objective = dual_objective(alpha, K, y_pm)
     remaining = _remaining_gain(K, y_pm, alpha, pos, neg, eta)
     if stop == "max_iter":
         warnings.warn(
@@ -571,7 +607,8 @@ def weighted_ascent(
         )
     return AscentResult(
         alpha=alpha, objective=objective, n_iter=n_iter, converged=stop != "max_iter",
-        stop=stop, rho1=w1, remaining_gain=remaining, trace=np.array(history) if trace else None,
+        stop=stop, rho1=w1, remaining_gain=remaining,
+        history=np.array(history) if return_history else None,
     )
 
 
@@ -589,7 +626,15 @@ def _remaining_gain(K, y, alpha, pos, neg, eta):
 
 
 class GradientAscentSVC(BaseKernelClassifier):
-    """The hard-margin kernel SVM of Cocianu & State (2013): weighted ascent, chosen bias.
+    """The hard-margin kernel SVM of Cocianu & State (2013), with their choice of bias.
+
+    The classifier is the hard-margin dual (7) with the bias (8) or (22).
+    ``solver='ascent'`` trains it by the paper's weighted gradient ascent
+    (13)-(15) (:func:`weighted_ascent`), which, with ``rho_1 != 1/2``, stops
+    short of the optimum of (7) (it warns, and the weighted-ascent chapter
+    measures by how much).  The default ``solver='smo'`` reaches the optimum:
+    :func:`ksvm.smo.smo` with ``C = inf``.  Both refuse data that are not
+    separable in the feature space, for which (7) has no optimum.
 
     Parameters
     ----------
@@ -597,42 +642,46 @@ class GradientAscentSVC(BaseKernelClassifier):
     gamma : {'scale', 'auto'} or float > 0, default='scale'
     degree : int >= 1, default=3
     coef0 : float, default=1.0
+    solver : {'smo', 'ascent'}, default='smo'
     rho : float > 0, default=1e-2
-        Learning rate of (14).
+        Learning rate of (14) (``solver='ascent'``).
     weight : {'rho1', 'equal'} or float in [0, 1], default='rho1'
-        See :func:`weighted_ascent`.
+        The weight of (14) (``solver='ascent'``); see :func:`weighted_ascent`.
     bias : {'standard', 'variability'}, default='standard'
         (8) or (22).
     reading : {'margin', 'boundary'}, default='margin'
         How ``b_+`` and ``b_-`` of (22) are read (:func:`class_biases`).
-    tol : float > 0, default=1e-8
-        ``epsilon`` of the stopping rule.
-    max_iter : int, default=100000
+    tol : float > 0 or None, default=None
+        The solver's tolerance: the KKT gap for 'smo' (None: 1e-3, as ``SVC``),
+        ``epsilon`` of the stopping rule ``|Q - Q_old| < epsilon`` for 'ascent'
+        (None: 1e-8).
+    max_iter : int or None, default=None
+        None means the solver's default (:func:`ksvm.smo.smo`'s; 100000 for
+        the ascent).
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_
-        As for every ``ksvm`` classifier.
-    alpha_ : ndarray of shape (n_samples,)
-        The dual coefficients.
-    support_ : ndarray of int
-        Indices with ``alpha_i > 0``.
-    dual_coef_ : ndarray of shape (1, n_SV)
-        ``alpha_i y_i`` of the support vectors.
+    classes_, n_features_in_, X_fit_, support_, support_vectors_, dual_coef_, coef_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`): ``dual_coef_``
+        holds ``alpha_i y_i`` of the support vectors (``alpha_i > 0``).
     intercept_ : ndarray of shape (1,)
         The bias chosen by ``bias``.
+    alpha_ : ndarray of shape (n_samples,)
+        The dual coefficients.
+    n_iter_ : int
+    converged_ : bool
+        SMO reached its KKT tolerance, or a stopping rule of the paper ended
+        the ascent (not ``max_iter``).
     standard_bias_, variability_bias_ : float
         (8) and (22).
-    rho1_ : float
-        The weight used.
+    rho1_ : float or None
+        The weight the ascent used (None with ``solver='smo'``).
     class_variability_ : ndarray of shape (2,)
         ``var(C)`` (20) of ``classes_[0]`` and ``classes_[1]``.
     variability_index_ : float
         ``ind`` (21).
-    n_iter_ : int
     dual_objective_ : float
-    stop_ : str
-        Which stopping rule ended the ascent.
+        ``Q(alpha)`` of (7).
 
     Raises
     ------
@@ -645,19 +694,34 @@ class GradientAscentSVC(BaseKernelClassifier):
     Examples
     --------
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> clf = GradientAscentSVC(kernel="linear", rho=0.5).fit(X, ["a", "a", "b", "b"])
+    >>> clf = GradientAscentSVC(kernel="linear").fit(X, ["a", "a", "b", "b"])
     >>> clf.predict([[1.9], [2.1]]).tolist(), clf.support_.tolist()
     (['a', 'b'], [1, 2])
+    >>> paper = GradientAscentSVC(kernel="linear", solver="ascent", rho=0.5).fit(X, [0, 0, 1, 1])
+    >>> np.round(paper.alpha_, 4), paper.converged_
+    (array([0. , 0.5, 0.5, 0. ]), True)
     """
 
+    _parameters = {
+        **BaseKernelClassifier._parameters,
+        "solver": one_of("smo", "ascent"),
+        "rho": check_positive,
+        "weight": _check_weight,
+        "bias": one_of("standard", "variability"),
+        "reading": one_of("margin", "boundary"),
+        "tol": optional(check_positive),
+        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+    }
+
     def __init__(
-        self, kernel="rbf", gamma="scale", degree=3, coef0=1.0, rho=1e-2, weight="rho1",
-        bias="standard", reading="margin", tol=1e-8, max_iter=100000,
+        self, *, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="smo", rho=1e-2,
+        weight="rho1", bias="standard", reading="margin", tol=None, max_iter=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.solver = solver
         self.rho = rho
         self.weight = weight
         self.bias = bias
@@ -666,47 +730,36 @@ class GradientAscentSVC(BaseKernelClassifier):
         self.max_iter = max_iter
 
     def fit(self, X, y):
-        """Run the weighted ascent on ``X`` and two-class labels ``y``.
+        """Solve the hard-margin dual (7) for ``X`` and two-class labels ``y``.
 
         Returns
         -------
         self : GradientAscentSVC
         """
-        if self.bias not in ("standard", "variability"):
-            raise ValueError(f"bias must be 'standard' or 'variability', got {self.bias!r}.")
-        if self.reading not in ("margin", "boundary"):
-            raise ValueError(f"reading must be 'margin' or 'boundary', got {self.reading!r}.")
+        p = self._validate_parameters()
         K, y_pm = self._fit_gram(X, y)
         self._check_kernel_psd(K, "the hard-margin dual (7) is concave only for a PSD kernel.")
-        result = weighted_ascent(
-            K, y_pm, rho=self.rho, weight=self.weight, tol=self.tol, max_iter=self.max_iter
-        )
-        self.alpha_ = result.alpha
-        self.support_ = np.flatnonzero(result.alpha > 0)
-        self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
-        self.standard_bias_ = standard_bias(K, y_pm, result.alpha)
-        self.variability_bias_ = variability_bias(K, y_pm, result.alpha, self.reading)
-        chosen = self.standard_bias_ if self.bias == "standard" else self.variability_bias_
-        self.intercept_ = np.array([chosen])
-        self.rho1_ = result.rho1
+        _require_separable(K, y_pm)
+        if p["solver"] == "ascent":
+            result = weighted_ascent(
+                K, y_pm, rho=p["rho"], weight=p["weight"],
+                tol=1e-8 if p["tol"] is None else p["tol"],
+                max_iter=100000 if p["max_iter"] is None else p["max_iter"],
+                check_separable=False,
+            )
+            self.rho1_ = result.rho1
+        else:
+            result = smo(
+                K, y_pm, np.inf, tol=1e-3 if p["tol"] is None else p["tol"], max_iter=p["max_iter"]
+            )
+            self.rho1_ = None
+        alpha = result.alpha
+        self.alpha_ = alpha
+        self.standard_bias_ = standard_bias(K, y_pm, alpha)
+        self.variability_bias_ = variability_bias(K, y_pm, alpha, p["reading"])
+        chosen = self.standard_bias_ if p["bias"] == "standard" else self.variability_bias_
+        self._set_solution(alpha * y_pm, chosen, result.n_iter, result.converged)
         self.class_variability_ = np.array(class_variability(K, y_pm))
         self.variability_index_ = _index(*self.class_variability_)
-        self.n_iter_ = result.n_iter
         self.dual_objective_ = result.objective
-        self.stop_ = result.stop
         return self
-
-    def decision_function(self, X):
-        """``f(x) = sum_i alpha_i y_i K(x_i, x) + b``; positive means ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "alpha_")
-        return self._test_gram(X, columns=self.support_) @ self.dual_coef_[0] + self.intercept_[0]

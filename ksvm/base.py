@@ -1,19 +1,25 @@
-"""What every kernel classifier of ``ksvm`` shares.
+"""What every kernel classifier of ``ksvm`` shares: one contract, kept here.
 
-* :func:`make_kernel` turns ``kernel`` (a name or a callable) and the
-  hyper-parameters ``gamma``, ``degree`` and ``coef0`` into one Gram function
-  ``k(X, Y=None)``;
-* :func:`resolve_gamma` turns ``gamma='scale'`` or ``'auto'`` into a number
-  from the training data, as scikit-learn's ``SVC`` does;
-* :class:`BaseKernelClassifier` validates ``X`` and two-class labels with
-  scikit-learn's utilities, maps any two labels onto -1/+1 and back
-  (``classes_``), builds the training and test Gram matrices (or checks a
-  precomputed one) and predicts from the sign of ``decision_function``.
+:class:`BaseKernelClassifier` is to ``ksvm`` what scikit-learn's ``BaseLibSVM``
+is to ``SVC``.  A fitted estimator, whatever its solver, has
 
-A new estimator subclasses :class:`BaseKernelClassifier`, declares its
-hyper-parameters in ``__init__``, calls :meth:`~BaseKernelClassifier._fit_gram`
-in ``fit`` and :meth:`~BaseKernelClassifier._test_gram` in
-``decision_function``; :class:`ksvm.KernelMeanClassifier` is the smallest example.
+* ``classes_`` (any two labels; ``classes_[1]`` is the positive class),
+  ``n_features_in_`` and ``X_fit_``;
+* ``support_`` (indices of the training points with a nonzero weight),
+  ``support_vectors_`` and ``dual_coef_`` of shape ``(1, n_SV)``, so that
+  ``decision_function(x) = sum_k dual_coef_[0, k] k(support_vectors_[k], x) + intercept_[0]``;
+* ``intercept_`` of shape ``(1,)``;
+* ``coef_`` of shape ``(1, n_features)`` when ``kernel='linear'``: the weight
+  vector ``w``, with ``decision_function(x) = x'w + intercept_[0]``;
+* ``n_iter_`` and ``converged_``: the solver's iterations (1 for a direct
+  solve) and whether it reached its tolerance.
+
+The decision function and ``predict`` are written once, here.  Each
+estimator declares its hyper-parameters in one table, ``_parameters``
+(name -> validator from :mod:`ksvm._validation`); ``fit`` validates them all
+with :meth:`~BaseKernelClassifier._validate_parameters` before any work, and
+ends with :meth:`~BaseKernelClassifier._set_solution`.  :class:`KernelMeanClassifier`
+(:mod:`ksvm.nearest_mean`) is the smallest example.
 """
 
 import numpy as np
@@ -23,171 +29,67 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._validation import (
     check_degree,
     check_finite_real,
+    check_gamma,
     check_gram,
-    check_positive,
     encode_binary_labels,
 )
-from .kernels import (
-    exponential_kernel,
-    linear_kernel,
-    polynomial_kernel,
-    rbf_kernel,
-    sigmoid_kernel,
-)
-from .mercer import check_mercer
+from .kernels import KERNELS, make_kernel, resolve_gamma
+from .mercer import require_psd
 
-__all__ = ["KERNELS", "make_kernel", "resolve_gamma", "BaseKernelClassifier"]
-
-#: The kernels that can be named by a string, and the hyper-parameters each uses.
-KERNELS = {
-    "linear": (linear_kernel, ()),
-    "poly": (polynomial_kernel, ("degree", "gamma", "coef0")),
-    "rbf": (rbf_kernel, ("gamma",)),
-    "exponential": (exponential_kernel, ("gamma",)),
-    "sigmoid": (sigmoid_kernel, ("gamma", "coef0")),
-}
+__all__ = ["BaseKernelClassifier", "ExampleWeightsClassifier"]
 
 #: Named kernels whose Gram matrices are PSD for every valid parameter value.
 _ALWAYS_PSD = ("linear", "rbf", "exponential")
 
 
-def resolve_gamma(gamma, X):
-    """Turn ``gamma`` into a positive number, using the training data if needed.
-
-    Parameters
-    ----------
-    gamma : {'scale', 'auto'} or float > 0
-        ``'scale'`` is ``1 / (n_features * X.var())`` (1.0 if ``X`` is
-        constant) and ``'auto'`` is ``1 / n_features``, both as in
-        scikit-learn's ``SVC``.
-    X : ndarray of shape (n_samples, n_features)
-        The validated training data.
-
-    Returns
-    -------
-    gamma : float
-
-    Raises
-    ------
-    ValueError
-        If ``gamma`` is neither of the two strings nor a finite positive number.
-
-    Examples
-    --------
-    >>> resolve_gamma("auto", np.zeros((3, 4)))
-    0.25
-    """
-    if isinstance(gamma, str):
-        if gamma == "scale":
-            var = float(X.var())
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-        if gamma == "auto":
-            return 1.0 / X.shape[1]
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
-    return check_positive(gamma, "gamma")
-
-
-class _CallableKernel:
-    """A user's kernel function, with its output checked on every call."""
-
-    def __init__(self, function):
-        self.function = function
-
-    def __call__(self, X, Y=None):
-        Yc = X if Y is None else Y
-        K = np.asarray(self.function(X, Yc), dtype=np.float64)
-        expected = (X.shape[0], Yc.shape[0])
-        if K.shape != expected:
-            raise ValueError(
-                f"The kernel function returned an array of shape {K.shape}; a Gram "
-                f"block of shape {expected} (rows of X by rows of Y) is needed."
-            )
-        if not np.all(np.isfinite(K)):
-            raise ValueError("The kernel function returned NaN or infinite values.")
-        return K
-
-
-def make_kernel(kernel, *, gamma=1.0, degree=3, coef0=1.0):
-    """Return the Gram function ``k(X, Y=None)`` that ``kernel`` names.
-
-    Parameters
-    ----------
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid'} or callable
-        A name from :data:`KERNELS`, or a function ``f(X, Y)`` returning the
-        Gram block of shape ``(len(X), len(Y))``.  ('precomputed' has no
-        function: estimators handle it themselves.)
-    gamma : float > 0, default=1.0
-        Used by 'poly', 'rbf', 'exponential' and 'sigmoid'.  Resolve
-        'scale'/'auto' first with :func:`resolve_gamma`.
-    degree : int >= 1, default=3
-        Used by 'poly'.
-    coef0 : float, default=1.0
-        Used by 'poly' and 'sigmoid'.
-
-    Returns
-    -------
-    k : callable
-        ``k(X, Y=None)`` returning ``K[i, j] = k(X[i], Y[j])``.
-
-    Raises
-    ------
-    ValueError
-        If ``kernel`` is unknown, or a parameter the kernel uses is invalid.
-        Parameters the kernel does not use are not checked.
-
-    Examples
-    --------
-    >>> k = make_kernel("poly", degree=2, gamma=1.0, coef0=1.0)
-    >>> k(np.array([[1.0, 2.0]]))
-    array([[36.]])
-    """
-    if callable(kernel):
-        return _CallableKernel(kernel)
-    if not isinstance(kernel, str) or kernel not in KERNELS:
-        names = ", ".join(repr(name) for name in KERNELS)
-        raise ValueError(
-            f"kernel must be one of {names}, 'precomputed' or a callable, got {kernel!r}."
-        )
-    function, uses = KERNELS[kernel]
-    checks = {
-        "gamma": lambda: check_positive(gamma, "gamma"),
-        "degree": lambda: check_degree(degree),
-        "coef0": lambda: check_finite_real(coef0, "coef0"),
-    }
-    params = {name: checks[name]() for name in uses}
-
-    def k(X, Y=None):
-        return function(X, Y, **params)
-
-    k.__name__ = f"{function.__name__}({', '.join(f'{p}={v!r}' for p, v in params.items())})"
-    return k
+def check_kernel(value, name="kernel"):
+    """Return ``value`` if it names a kernel of :data:`ksvm.kernels.KERNELS`, is
+    'precomputed', or is a callable."""
+    if callable(value) or (isinstance(value, str) and (value in KERNELS or value == "precomputed")):
+        return value
+    names = ", ".join(repr(k) for k in KERNELS)
+    raise ValueError(f"{name} must be one of {names}, 'precomputed' or a callable, got {value!r}.")
 
 
 class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
     """Base class for the two-class kernel classifiers of ``ksvm``.
 
-    Subclasses define ``__init__`` with (at least) the hyper-parameters
-    ``kernel``, ``gamma``, ``degree`` and ``coef0``, and implement ``fit`` and
-    ``decision_function``.  This class supplies:
-
-    * ``_fit_gram(X, y)``: validate, set ``classes_``, ``n_features_in_``,
-      ``X_fit_`` and ``_gamma``, and return the training Gram matrix and the
-      labels as -1/+1;
-    * ``_test_gram(X)``: check the estimator is fitted, validate ``X`` and
-      return the Gram block between ``X`` and the training data;
-    * ``predict``: ``classes_[1]`` where ``decision_function > 0``, else
-      ``classes_[0]``.
+    Subclasses define a keyword-only ``__init__`` that stores the
+    hyper-parameters (at least ``kernel``, ``gamma``, ``degree``, ``coef0``),
+    extend the table ``_parameters`` with their own, and implement ``fit``:
+    validate the table, build the Gram matrix with :meth:`_fit_gram`, solve,
+    and record the solution with :meth:`_set_solution`.
 
     With ``kernel='precomputed'``, ``fit`` takes the square training Gram
     matrix and ``predict`` the ``(n_test, n_train)`` block of kernel values
     between test and training points.
     """
 
+    #: name -> validator ``(value, name) -> value``; every ``__init__`` argument has one.
+    _parameters = {
+        "kernel": check_kernel,
+        "gamma": check_gamma,
+        "degree": lambda value, name: check_degree(value, name),
+        "coef0": check_finite_real,
+    }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.classifier_tags.multi_class = False
         return tags
+
+    # --- fitting -----------------------------------------------------------------
+
+    def _validate_parameters(self):
+        """Every hyper-parameter through its validator, before any work.
+
+        Returns
+        -------
+        params : dict
+            The validated values by name (``None`` kept where it means a default).
+        """
+        return {name: check(getattr(self, name), name) for name, check in self._parameters.items()}
 
     def _kernel_function(self):
         return make_kernel(self.kernel, gamma=self._gamma, degree=self.degree, coef0=self.coef0)
@@ -216,34 +118,54 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         kernel compares."""
         return points
 
-    def _require_psd(self, K, why):
-        """Refuse a Gram matrix that is clearly not a valid kernel's.
-
-        PSD up to single-precision rounding is accepted (a Gram matrix may have
-        been computed in float32); ``why`` says what the solver needs it for.
-        """
-        report = check_mercer(K, eps=np.finfo(np.float32).eps)
-        if not report.is_psd:
-            raise ValueError(
-                "The kernel matrix fails Mercer's condition: it is not symmetric positive "
-                f"semi-definite ({report}); {why} Check the kernel function or the "
-                "precomputed matrix."
-            )
-
-    def _check_kernel_psd(self, K, why):
-        """:meth:`_require_psd`, skipped for the named kernels that are PSD by construction.
-
-        Those are 'linear', 'rbf', 'exponential' and 'poly' with ``coef0 >= 0``;
-        'sigmoid', a callable and a precomputed matrix are checked.
-        """
-        if self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0):
-            return
-        self._require_psd(K, why)
-
     def _uses_gamma(self):
         if callable(self.kernel):
             return False
         return "gamma" in KERNELS.get(self.kernel, (None, ()))[1]
+
+    def _check_kernel_psd(self, K, why):
+        """Refuse a Gram matrix that is not PSD (:func:`ksvm.mercer.require_psd`).
+
+        Skipped for the kernels that are PSD by construction: 'linear', 'rbf',
+        'exponential' and 'poly' with ``coef0 >= 0``.  'sigmoid', a callable
+        and a precomputed matrix are checked; ``why`` says what the solver
+        needs a PSD kernel for.
+        """
+        if self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0):
+            return
+        require_psd(K, why)
+
+    def _set_solution(self, weights, intercept, n_iter, converged, *, support=None, coef=None):
+        """Record the solution in the attributes of the contract.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (n_train,)
+            The coefficient of each training point's kernel column (``lambda_i y_i``
+            for an SVM, ``c_i`` for RLSC); points with weight 0 are dropped.
+        intercept : float
+        n_iter : int
+        converged : bool
+        support : ndarray of int or None
+            The support vectors, if not the nonzero weights.
+        coef : ndarray of shape (n_features,) or None
+            ``w`` with the linear kernel, if the solver has it; else
+            ``sum_k dual_coef_k x_k``.
+        """
+        self.support_ = np.flatnonzero(weights) if support is None else np.asarray(support)
+        self.dual_coef_ = weights[self.support_][None, :]
+        self.intercept_ = np.array([float(intercept)])
+        self.n_iter_ = int(n_iter)
+        self.converged_ = bool(converged)
+        if self.X_fit_ is None:
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = self.X_fit_[self.support_]
+        if self.kernel == "linear":
+            w = self.dual_coef_[0] @ self.support_vectors_ if coef is None else coef
+            self.coef_ = np.asarray(w, dtype=np.float64)[None, :]
+
+    # --- using the fitted model ------------------------------------------------
 
     def _test_gram(self, X, columns=None):
         """Validate test data; return the Gram block K(X, X_fit_[columns]).
@@ -268,6 +190,25 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
                 f"sample ({self.n_features_in_})."
             ) from exc
 
+    def decision_function(self, X):
+        """``sum_k dual_coef_k k(x_k, x) + intercept_`` over the support vectors;
+        ``x'coef_ + intercept_`` with the linear kernel.  Positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "dual_coef_")
+        if self.kernel == "linear":
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            return X @ self.coef_[0] + self.intercept_[0]
+        return self._test_gram(X, columns=self.support_) @ self.dual_coef_[0] + self.intercept_[0]
+
     def predict(self, X):
         """Predict class labels: ``classes_[1]`` where the decision function is positive.
 
@@ -283,3 +224,15 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         """
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
+
+
+class ExampleWeightsClassifier(BaseKernelClassifier):
+    """A classifier ``f(x) = sum_i c_i k(x_i, x) + b`` with a weight on every example.
+
+    RLSC, kernel logistic regression and the nearest class mean keep every
+    training point: ``support_`` is all of them, even where a weight happens
+    to be 0.
+    """
+
+    def _set_weights(self, c, b, n_iter=1, converged=True):
+        self._set_solution(c, b, n_iter, converged, support=np.arange(len(c)))

@@ -22,15 +22,14 @@ load_digits_binary         two digits (or two groups of digits) of scikit-learn'
 import numbers
 
 import numpy as np
-from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer, load_digits
 
 from ._validation import check_finite_real, check_integer, check_matrix, encode_binary_labels
+from .primal import is_linearly_separable
 
 __all__ = [
     "COCIANU_STATE_MEANS",
     "COCIANU_STATE_COVARIANCES",
-    "is_linearly_separable",
     "make_cocianu_state",
     "checkerboard_labels",
     "make_checkerboard",
@@ -66,53 +65,6 @@ def _check_fraction(value, name, low, high):
 
 def _labels(positive):
     return np.where(positive, 1, -1).astype(np.int64)
-
-
-def is_linearly_separable(X, y):
-    """Decide by linear programming whether a hyperplane separates two classes.
-
-    The classes are strictly separable exactly when some ``(w, b)`` has
-    ``y_i (w'x_i + b) >= 1`` for every i (scale any strict separator until
-    its smallest margin is 1), a feasibility problem that
-    :func:`scipy.optimize.linprog` decides.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-        Two class labels.
-
-    Returns
-    -------
-    separable : bool
-
-    Raises
-    ------
-    ValueError
-        On invalid data or labels that are not exactly two classes.
-
-    Examples
-    --------
-    >>> is_linearly_separable([[0.0], [1.0]], [-1, 1])
-    True
-    >>> is_linearly_separable([[0.0], [1.0], [2.0]], [-1, 1, -1])
-    False
-    """
-    X = check_matrix(X)
-    y_pm, _ = encode_binary_labels(y)
-    if len(y_pm) != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
-    n, d = X.shape
-    # Variables (w, b): constraints -y_i (x_i'w + b) <= -1, zero objective.
-    A_ub = -y_pm[:, None] * np.hstack([X, np.ones((n, 1))])
-    result = linprog(
-        np.zeros(d + 1),
-        A_ub=A_ub,
-        b_ub=-np.ones(n),
-        bounds=[(None, None)] * (d + 1),
-        method="highs",
-    )
-    return bool(result.status == 0)
 
 
 def make_cocianu_state(n_pos=60, n_neg=70, *, separable=False, max_tries=1000, seed=None):

@@ -109,8 +109,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_integer, check_positive
-from .kernels import rbf_kernel
+from ._validation import check_gamma, check_integer
+from .kernels import rbf_kernel, resolve_gamma
 
 __all__ = ["RandomFourierFeatures", "NystroemFeatures"]
 
@@ -135,8 +135,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     ----------
     n_components : int >= 1, default=100
         ``D``, the number of features.
-    gamma : float > 0, default=1.0
-        Width of the kernel ``exp(-gamma ||x - z||^2)``.
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+        Width of the kernel ``exp(-gamma ||x - z||^2)``; 'scale' and 'auto' are
+        resolved on the data given to ``fit`` (:func:`ksvm.kernels.resolve_gamma`).
     random_state : int, RandomState instance or None, default=None
         Seeds ``W`` and ``b``.  The draws are those of scikit-learn's
         ``RBFSampler`` (``W`` first, then ``b``, from one ``RandomState``), so
@@ -148,6 +149,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ``W``.
     random_offset_ : ndarray of shape (n_components,)
         ``b``.
+    gamma_ : float
+        The width used.
     n_features_in_ : int
 
     Raises
@@ -173,7 +176,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     True
     """
 
-    def __init__(self, n_components=100, gamma=1.0, random_state=None):
+    def __init__(self, *, n_components=100, gamma="scale", random_state=None):
         self.n_components = n_components
         self.gamma = gamma
         self.random_state = random_state
@@ -184,7 +187,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Only its number of columns is used.
+            Its number of columns, and its variance for ``gamma='scale'``.
         y : ignored
 
         Returns
@@ -193,9 +196,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         X = validate_data(self, X, dtype=np.float64)
         D = check_integer(self.n_components, "n_components", minimum=1)
-        gamma = check_positive(self.gamma, "gamma")
+        self.gamma_ = resolve_gamma(check_gamma(self.gamma), X)
         rng = check_random_state(self.random_state)
-        self.random_weights_ = np.sqrt(2.0 * gamma) * rng.normal(size=(X.shape[1], D))
+        self.random_weights_ = np.sqrt(2.0 * self.gamma_) * rng.normal(size=(X.shape[1], D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
         self._n_features_out = D
         return self
@@ -239,8 +242,9 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     n_components : int >= 1, default=100
         ``D``, the number of landmarks and of features.  It may not exceed the
         number of training points.
-    gamma : float > 0, default=1.0
-        Width of the kernel ``exp(-gamma ||x - z||^2)``.
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+        Width of the kernel ``exp(-gamma ||x - z||^2)``; 'scale' and 'auto' are
+        resolved on the data given to ``fit`` (:func:`ksvm.kernels.resolve_gamma`).
     whiten : bool, default=True
         Multiply by ``K_DD^{+1/2}`` (Nystroem) or not (RSVM's reduced kernel).
     random_state : int, RandomState instance or None, default=None
@@ -259,6 +263,8 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         ``s > D eps max(s)`` of ``K_DD``; None if ``whiten=False``.
     rank_ : int
         The number of eigenvalues kept (``n_components`` if ``whiten=False``).
+    gamma_ : float
+        The width used.
     n_features_in_ : int
 
     Raises
@@ -305,7 +311,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     True
     """
 
-    def __init__(self, n_components=100, gamma=1.0, whiten=True, random_state=None):
+    def __init__(self, *, n_components=100, gamma="scale", whiten=True, random_state=None):
         self.n_components = n_components
         self.gamma = gamma
         self.whiten = whiten
@@ -325,7 +331,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """
         X = validate_data(self, X, dtype=np.float64)
         D = check_integer(self.n_components, "n_components", minimum=1)
-        self._gamma = check_positive(self.gamma, "gamma")
+        self.gamma_ = resolve_gamma(check_gamma(self.gamma), X)
         m = X.shape[0]
         if D > m:
             raise ValueError(
@@ -338,7 +344,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.components_ = X[self.component_indices_]
         self.normalization_, self.rank_ = None, D
         if self.whiten:
-            s, V = np.linalg.eigh(rbf_kernel(self.components_, gamma=self._gamma))
+            s, V = np.linalg.eigh(rbf_kernel(self.components_, gamma=self.gamma_))
             keep = s > D * np.finfo(np.float64).eps * s.max()
             Vk = V[:, keep]
             self.normalization_ = (Vk / np.sqrt(s[keep])) @ Vk.T
@@ -362,7 +368,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         C, N = self.components_, self.normalization_
         Phi = np.empty((X.shape[0], C.shape[0]))
         for rows in _row_blocks(X.shape[0], max(C.shape[0], X.shape[1])):
-            K = rbf_kernel(X[rows], C, gamma=self._gamma)
+            K = rbf_kernel(X[rows], C, gamma=self.gamma_)
             if N is None:
                 Phi[rows] = K
             else:

@@ -20,6 +20,19 @@ The lecture notes write the polynomial kernel as ``(x'z + 1)^l`` and the
 Gaussian as ``exp(-||x - z||^2 / (2 sigma^2))``; these are ``degree=l,
 gamma=1, coef0=1`` and ``gamma = 1 / (2 sigma^2)``.
 
+**The default of gamma**, one rule for all of ``ksvm``: a kernel function
+sees only the two sets it compares and has no scale to learn, so its
+``gamma`` defaults to 1 (the lecture's ``(x'z + 1)^l`` with ``coef0=1``);
+whatever is fitted to data (every estimator, both feature maps of
+:mod:`ksvm.features`) defaults to ``gamma='scale'``,
+``1 / (n_features * X.var())`` on the training data, as scikit-learn's
+``SVC`` (:func:`resolve_gamma`).  scikit-learn's kernel functions take
+``gamma=None`` for ``1 / n_features`` instead.
+
+The registry at the end of the module (:data:`KERNELS`, :func:`make_kernel`)
+turns a kernel's name and hyper-parameters into one Gram function, as the
+estimators' ``kernel=`` argument does.
+
 References
 ----------
 Lecture notes, "SVMs for non-separable data / Non-linear SVMs" (kernel trick,
@@ -52,14 +65,10 @@ __all__ = [
     "normalized_kernel",
     "polynomial_feature_map",
     "n_polynomial_features",
+    "KERNELS",
+    "resolve_gamma",
+    "make_kernel",
 ]
-
-
-def _default_gamma(gamma, n_features):
-    """``gamma=None`` means ``1 / n_features``, scikit-learn's convention."""
-    if gamma is None:
-        return 1.0 / n_features
-    return check_positive(gamma, "gamma")
 
 
 def squared_distances(X, Y=None):
@@ -206,16 +215,16 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
     return K
 
 
-def rbf_kernel(X, Y=None, gamma=None):
+def rbf_kernel(X, Y=None, gamma=1.0):
     """Gaussian (RBF) kernel ``k(x, z) = exp(-gamma ||x - z||^2)``.
 
     Parameters
     ----------
     X : array-like of shape (n_samples_X, n_features)
     Y : array-like of shape (n_samples_Y, n_features), default=None
-    gamma : float > 0 or None, default=None
-        None means ``1 / n_features`` (scikit-learn's default).  The lecture's
-        width sigma corresponds to ``gamma = 1 / (2 sigma^2)``.
+    gamma : float > 0, default=1.0
+        The lecture's width sigma corresponds to ``gamma = 1 / (2 sigma^2)``;
+        see the module docstring for the defaults.
 
     Returns
     -------
@@ -232,13 +241,13 @@ def rbf_kernel(X, Y=None, gamma=None):
     array([[0.36787944]])
     """
     X, Y = check_pair(X, Y)
-    gamma = _default_gamma(gamma, X.shape[1])
+    gamma = check_positive(gamma, "gamma")
     D2 = _squared_distances(X, Y)
     D2 *= -gamma
     return np.exp(D2, out=D2)
 
 
-def exponential_kernel(X, Y=None, gamma=None):
+def exponential_kernel(X, Y=None, gamma=1.0):
     """Exponential RBF kernel ``k(x, z) = exp(-gamma ||x - z||)`` (Euclidean norm).
 
     This is the "exponential RBF" of Cocianu & State's Table 1.  It is not
@@ -249,8 +258,7 @@ def exponential_kernel(X, Y=None, gamma=None):
     ----------
     X : array-like of shape (n_samples_X, n_features)
     Y : array-like of shape (n_samples_Y, n_features), default=None
-    gamma : float > 0 or None, default=None
-        None means ``1 / n_features``.
+    gamma : float > 0, default=1.0
 
     Returns
     -------
@@ -267,13 +275,13 @@ def exponential_kernel(X, Y=None, gamma=None):
     array([[0.36787944]])
     """
     X, Y = check_pair(X, Y)
-    gamma = _default_gamma(gamma, X.shape[1])
+    gamma = check_positive(gamma, "gamma")
     D = np.sqrt(_squared_distances(X, Y))
     D *= -gamma
     return np.exp(D, out=D)
 
 
-def sigmoid_kernel(X, Y=None, gamma=None, coef0=1.0):
+def sigmoid_kernel(X, Y=None, gamma=1.0, coef0=1.0):
     """Sigmoid kernel ``k(x, z) = tanh(gamma x'z + coef0)``.
 
     The lecture writes it ``tanh(beta_0 x'z + beta_1)``: ``gamma = beta_0`` and
@@ -287,8 +295,7 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1.0):
     ----------
     X : array-like of shape (n_samples_X, n_features)
     Y : array-like of shape (n_samples_Y, n_features), default=None
-    gamma : float > 0 or None, default=None
-        None means ``1 / n_features``.
+    gamma : float > 0, default=1.0
     coef0 : float, default=1.0
 
     Returns
@@ -308,7 +315,7 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1.0):
     """
     coef0 = check_finite_real(coef0, "coef0")
     X, Y = check_pair(X, Y)
-    gamma = _default_gamma(gamma, X.shape[1])
+    gamma = check_positive(gamma, "gamma")
     K = X @ Y.T
     K *= gamma
     K += coef0
@@ -635,3 +642,129 @@ def polynomial_feature_map(X, degree, coef0=1.0, return_powers=False):
             np.add.at(row, list(combo), 1)
             powers.append(row)
     return Phi, np.array(powers, dtype=int).reshape(-1, d)
+
+
+# ----------------------------------------------------------------------------
+# The registry: a kernel's name and hyper-parameters to one Gram function, as
+# the estimators take them (kernel='rbf', gamma=..., degree=..., coef0=...).
+# ----------------------------------------------------------------------------
+
+#: The kernels that can be named by a string, and the hyper-parameters each uses.
+KERNELS = {
+    "linear": (linear_kernel, ()),
+    "poly": (polynomial_kernel, ("degree", "gamma", "coef0")),
+    "rbf": (rbf_kernel, ("gamma",)),
+    "exponential": (exponential_kernel, ("gamma",)),
+    "sigmoid": (sigmoid_kernel, ("gamma", "coef0")),
+}
+
+
+def resolve_gamma(gamma, X):
+    """Turn ``gamma`` into a positive number, using the training data if needed.
+
+    Parameters
+    ----------
+    gamma : {'scale', 'auto'} or float > 0
+        ``'scale'`` is ``1 / (n_features * X.var())`` (1.0 if ``X`` is
+        constant) and ``'auto'`` is ``1 / n_features``, both as in
+        scikit-learn's ``SVC``.
+    X : ndarray of shape (n_samples, n_features)
+        The validated training data.
+
+    Returns
+    -------
+    gamma : float
+
+    Raises
+    ------
+    ValueError
+        If ``gamma`` is neither of the two strings nor a finite positive number.
+
+    Examples
+    --------
+    >>> resolve_gamma("auto", np.zeros((3, 4)))
+    0.25
+    """
+    if isinstance(gamma, str):
+        if gamma == "scale":
+            var = float(X.var())
+            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        if gamma == "auto":
+            return 1.0 / X.shape[1]
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number, got {gamma!r}.")
+    return check_positive(gamma, "gamma")
+
+
+class _CallableKernel:
+    """A user's kernel function, with its output checked on every call."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, X, Y=None):
+        Yc = X if Y is None else Y
+        K = np.asarray(self.function(X, Yc), dtype=np.float64)
+        expected = (X.shape[0], Yc.shape[0])
+        if K.shape != expected:
+            raise ValueError(
+                f"The kernel function returned an array of shape {K.shape}; a Gram "
+                f"block of shape {expected} (rows of X by rows of Y) is needed."
+            )
+        if not np.all(np.isfinite(K)):
+            raise ValueError("The kernel function returned NaN or infinite values.")
+        return K
+
+
+def make_kernel(kernel, *, gamma=1.0, degree=3, coef0=1.0):
+    """Return the Gram function ``k(X, Y=None)`` that ``kernel`` names.
+
+    Parameters
+    ----------
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid'} or callable
+        A name from :data:`KERNELS`, or a function ``f(X, Y)`` returning the
+        Gram block of shape ``(len(X), len(Y))``.  ('precomputed' has no
+        function: estimators handle it themselves.)
+    gamma : float > 0, default=1.0
+        Used by 'poly', 'rbf', 'exponential' and 'sigmoid'.  Resolve
+        'scale'/'auto' first with :func:`resolve_gamma`.
+    degree : int >= 1, default=3
+        Used by 'poly'.
+    coef0 : float, default=1.0
+        Used by 'poly' and 'sigmoid'.
+
+    Returns
+    -------
+    k : callable
+        ``k(X, Y=None)`` returning ``K[i, j] = k(X[i], Y[j])``.
+
+    Raises
+    ------
+    ValueError
+        If ``kernel`` is unknown, or a parameter the kernel uses is invalid.
+
+    Examples
+    --------
+    >>> k = make_kernel("poly", degree=2, gamma=1.0, coef0=1.0)
+    >>> k(np.array([[1.0, 2.0]]))
+    array([[36.]])
+    """
+    if callable(kernel):
+        return _CallableKernel(kernel)
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        names = ", ".join(repr(name) for name in KERNELS)
+        raise ValueError(
+            f"kernel must be one of {names}, 'precomputed' or a callable, got {kernel!r}."
+        )
+    function, uses = KERNELS[kernel]
+    checks = {
+        "gamma": lambda: check_positive(gamma, "gamma"),
+        "degree": lambda: check_degree(degree),
+        "coef0": lambda: check_finite_real(coef0, "coef0"),
+    }
+    params = {name: checks[name]() for name in uses}
+
+    def k(X, Y=None):
+        return function(X, Y, **params)
+
+    k.__name__ = f"{function.__name__}({', '.join(f'{p}={v!r}' for p, v in params.items())})"
+    return k

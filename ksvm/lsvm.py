@@ -58,24 +58,30 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._validation import (
-    check_gram,
     check_gram_labels,
     check_integer,
     check_matrix,
     check_positive,
     encode_binary_labels,
+    one_of,
+    optional,
 )
 from .base import BaseKernelClassifier
+from .mercer import cholesky
 
 __all__ = [
     "LSVMResult",
+    "augment",
+    "dual_matrix",
+    "smw_factor",
     "lsvm_linear",
     "lsvm_kernel",
+    "active_set",
     "lsvm_linear_newton",
     "lsvm_kernel_newton",
     "LagrangianSVC",
@@ -88,8 +94,8 @@ class LSVMResult:
 
     Attributes
     ----------
-    it : int
-        Iterations made (Code 2's ``it``).
+    n_iter : int
+        Iterations made (Code 2's ``it``; the Newton solvers' steps).
     opt : float
         The last ``||u^{i+1} - u^i||`` (Code 2's ``opt``).
     u : ndarray of shape (m,)
@@ -110,7 +116,7 @@ class LSVMResult:
         ``||u^{i+1} - u^i||`` per iteration, if asked for.
     """
 
-    it: int
+    n_iter: int
     opt: float
     u: np.ndarray
     w: np.ndarray = None
@@ -141,7 +147,9 @@ def _check_itmax_tol(itmax, tol):
 def _warn_itmax(itmax, opt, tol):
     warnings.warn(
         f"LSVM stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > tol={tol:g}; "
-        "raise itmax or tol.  Convergence is linear, and slower the larger nu is; the "
+        "raise itmax (max_iter of LagrangianSVC) or tol, or use the active-set Newton "
+        "solver (lsvm_linear_newton, lsvm_kernel_newton; solver='newton' or 'auto' in "
+        "LagrangianSVC).  Convergence is linear, and slower the larger nu is; the "
         "step alpha changes the rate too (the LSVM chapters measure both).",
         ConvergenceWarning,
         stacklevel=4,
@@ -180,9 +188,105 @@ def _iterate(step, u, itmax, tol, return_history):
     if not converged:
         _warn_itmax(itmax, opt, tol)
     return LSVMResult(
-        it=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
+        n_iter=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
+
+
+def augment(X):
+    """``[X  -e]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+
+    Returns
+    -------
+    G : ndarray of shape (m, n + 1)
+
+    Examples
+    --------
+    >>> augment(np.array([[1.0, 2.0]]))
+    array([[ 1.,  2., -1.]])
+    """
+    return np.hstack([X, -np.ones((X.shape[0], 1))])
+
+
+def dual_matrix(KM, d, nu):
+    """``Q = I / nu + D K D``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
+
+    Parameters
+    ----------
+    KM : ndarray of shape (m, m)
+        ``K(G, G')`` (or a block of it).
+    d : ndarray of shape (m,)
+        The labels as -1/+1.
+    nu : float > 0
+
+    Returns
+    -------
+    Q : ndarray of shape (m, m)
+        A new array.
+
+    Examples
+    --------
+    >>> dual_matrix(np.ones((2, 2)), np.array([1.0, -1.0]), 0.5)
+    array([[ 3., -1.],
+           [-1.,  3.]])
+    """
+    Q = d[:, None] * KM * d[None, :]
+    Q[np.diag_indices_from(Q)] += 1.0 / nu
+    return Q
+
+
+def smw_factor(A, nu):
+    """Cholesky factor of ``I / nu + H'H`` with ``H = D [A  -e]``: the small matrix of SMW.
+
+    The labels square away, ``H'H = [A'A, -A'e; -e'A, m]``, so the factor
+    depends on ``A`` alone; ``[A  -e]`` is not formed.  With it,
+    Sherman-Morrison-Woodbury gives
+    ``Q^{-1} z = nu (z - H (I/nu + H'H)^{-1} H'z)`` for ``Q = I/nu + HH'``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+    nu : float > 0
+
+    Returns
+    -------
+    factor : tuple
+        For :func:`scipy.linalg.cho_solve`; the matrix is ``(n+1) x (n+1)``.
+
+    Examples
+    --------
+    >>> c, lower = smw_factor(np.array([[1.0], [2.0]]), 1.0)  # [[1 + 5, -3], [-3, 1 + 2]]
+    >>> np.round(np.tril(c) if lower else np.triu(c).T, 4)
+    array([[ 2.4495,  0.    ],
+           [-1.2247,  1.2247]])
+    """
+    m, n = A.shape
+    M = np.empty((n + 1, n + 1))
+    M[:n, :n] = A.T @ A
+    M[:n, n] = M[n, :n] = -A.sum(axis=0)
+    M[n, n] = m
+    M[np.diag_indices(n + 1)] += 1.0 / nu
+    return cholesky(M, "I/nu + H'H", overwrite=True)
+
+
+def _Ht(A, d, v):
+    """``H'v = [A'Dv; -e'Dv]`` without forming ``H = D [A  -e]``."""
+    dv = d * v
+    return np.append(A.T @ dv, -dv.sum())
+
+
+def _H(A, d, p):
+    """``H p = D (A p_{1..n} - p_{n+1})``."""
+    return d * (A @ p[:-1] - p[-1])
+
+
+def _smw_solve(A, d, nu, factor, z):
+    """``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by :func:`smw_factor`."""
+    return nu * (z - _H(A, d, cho_solve(factor, _Ht(A, d, z), check_finite=False)))
 
 
 def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
@@ -243,35 +347,17 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     nu, alpha = _check_nu_alpha(nu, alpha, m)
     itmax, tol = _check_itmax_tol(itmax, tol)
 
-    # Products with H = D [A  -e] without forming it.
-    def Ht(v):  # H'v, length n + 1
-        dv = dd * v
-        return np.append(A.T @ dv, -dv.sum())
-
-    def H(p):  # H p, length m
-        return dd * (A @ p[:n] - p[n])
-
-    Hte = Ht(np.ones(m))
-    M = A.T @ A  # H'H = [A'A, -A'e; -e'A, m]: the labels square away
-    col = -A.sum(axis=0)
-    M = np.block([[M, col[:, None]], [col[None, :], np.array([[float(m)]])]])
-    M[np.diag_indices(n + 1)] += 1.0 / nu
-    factor = cho_factor(M)
-
-    def Q_inv(z, Htz):  # Sherman-Morrison-Woodbury, given H'z
-        return nu * (z - H(cho_solve(factor, Htz, check_finite=False)))
-
-    e = np.ones(m)
-    Qu = e.copy()  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
+    factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
 
     def step(u):
         # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - alpha u^i)_+, and then Q u^{i+1} = z
         nonlocal Qu
         Qu = 1.0 + np.maximum((Qu - 1.0) - alpha * u, 0.0)
-        return Q_inv(Qu, Ht(Qu))
+        return _smw_solve(A, dd, nu, factor, Qu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
-    result = _iterate(step, Q_inv(e, Hte), itmax, tol, return_history)
+    result = _iterate(step, _smw_solve(A, dd, nu, factor, np.ones(m)), itmax, tol, return_history)
     Du = dd * result.u
     result.w, result.gamma = A.T @ Du, float(-Du.sum())
     return result
@@ -321,30 +407,21 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM = check_gram(KM, name="KM")
-    dd, _ = encode_binary_labels(d)
+    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
     m = KM.shape[0]
-    if dd.shape[0] != m:
-        raise ValueError(f"KM is {m} x {m} but d has {dd.shape[0]} labels.")
     nu, alpha = _check_nu_alpha(nu, alpha, m)
     itmax, tol = _check_itmax_tol(itmax, tol)
-    Q = dd[:, None] * KM * dd[None, :]
-    Q[np.diag_indices(m)] += 1.0 / nu
-    try:
-        factor = cho_factor(Q)
-    except np.linalg.LinAlgError as exc:
-        raise ValueError(
-            "Q = I/nu + D K D is not positive definite: the kernel matrix is not PSD "
-            "(check it with ksvm.check_mercer)."
-        ) from exc
-    e = np.ones(m)
+    Q = dual_matrix(KM, dd, nu)
+    factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
+
     def step(u):  # (15)
         return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
 
-    return _iterate(step, cho_solve(factor, e), itmax, tol, return_history)  # u^0 = Q^{-1} e
+    u0 = cho_solve(factor, np.ones(m), check_finite=False)  # u^0 = Q^{-1} e
+    return _iterate(step, u0, itmax, tol, return_history)
 
 
-def _active_set(solve_free, Q_times, m, itmax, tol, return_history, free=None, patience=3):
+def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=None, patience=3):
     """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
 
     With ``g = Qu - e`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
@@ -362,6 +439,40 @@ def _active_set(solve_free, Q_times, m, itmax, tol, return_history, free=None, p
     ``solve_free(free)`` returns ``u_F``; ``Q_times(u, free)`` returns ``Qu``
     for a ``u`` that is zero off ``free``.  A sign counts as infeasible beyond
     ``tol * max(1, max u)``, so at the end (12) holds to that tolerance.
+    :func:`lsvm_linear_newton` and :func:`lsvm_kernel_newton` supply the two
+    functions for their ``Q``.
+
+    Parameters
+    ----------
+    solve_free, Q_times : callable
+    m : int
+        The number of unknowns.
+    itmax : int
+    tol : float > 0
+    return_history : bool, default=False
+        Keep ``||u^{i+1} - u^i||`` per step.
+    free : ndarray of bool or None, default=None
+        The first guess of ``F``; None means every index.
+    patience : int, default=3
+        Block steps allowed without a new lowest count of wrong signs.
+
+    Returns
+    -------
+    result : LSVMResult
+        ``w`` and ``gamma`` are None.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If some index is still on the wrong side after ``itmax`` steps.
+
+    Examples
+    --------
+    >>> Q = np.array([[2.0, -1.0], [-1.0, 2.0]])  # free set {0, 1}: Q u = e
+    >>> r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
+    ...                lambda u, F: Q @ u, 2, itmax=10, tol=1e-12)
+    >>> r.u, r.n_iter, r.converged
+    (array([1., 1.]), 1, True)
     """
     free = np.ones(m, dtype=bool) if free is None else free.copy()
     u = np.zeros(m)
@@ -398,12 +509,15 @@ def _active_set(solve_free, Q_times, m, itmax, tol, return_history, free=None, p
     else:
         warnings.warn(
             f"The LSVM active-set (Newton) solver stopped after {it} iterations with "
-            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax, or use "
-            "solver='fixed-point'.",
+            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
+            "of LagrangianSVC) or tol, or use solver='fixed-point'.",
             ConvergenceWarning,
             stacklevel=3,
         )
-    return it, opt, u, converged, (np.array(history) if return_history else None)
+    return LSVMResult(
+        n_iter=it, opt=opt, u=u, converged=converged,
+        history=np.array(history) if return_history else None,
+    )
 
 
 def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False):
@@ -460,7 +574,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     --------
     >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
     >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.it
+    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
     (0.9757, 1.9417, 2)
     """
     A = check_matrix(A, "A")
@@ -475,26 +589,15 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
 
     def solve_free(free):  # (I/nu + H_F H_F')^{-1} e_F by Sherman-Morrison-Woodbury
         AF, dF = (A, dd) if free.all() else (A[free], dd[free])  # all free at the start
-        col = -AF.sum(axis=0)
-        M = np.empty((n + 1, n + 1))  # H_F'H_F = [A_F'A_F, -A_F'e; -e'A_F, |F|]
-        M[:n, :n] = AF.T @ AF
-        M[:n, n] = M[n, :n] = col
-        M[n, n] = AF.shape[0]
-        M[np.diag_indices(n + 1)] += 1.0 / nu
-        HtE = np.append(AF.T @ dF, -dF.sum())  # H_F' e_F
-        p = cho_solve(cho_factor(M), HtE, check_finite=False)
-        return nu * (1.0 - dF * (AF @ p[:n] - p[n]))
+        return _smw_solve(AF, dF, nu, smw_factor(AF, nu), np.ones(AF.shape[0]))
 
     def Q_times(u, free):  # u is zero off free: one pass over A, no copy
-        du = dd * u
-        return u / nu + dd * (A @ (A.T @ du) + du.sum())
+        return u / nu + _H(A, dd, _Ht(A, dd, u))
 
-    it, opt, u, converged, history = _active_set(solve_free, Q_times, m, itmax, tol, return_history)
-    du = dd * u
-    return LSVMResult(
-        it=it, opt=opt, u=u, w=A.T @ du, gamma=float(-du.sum()), converged=converged,
-        history=history,
-    )
+    result = active_set(solve_free, Q_times, m, itmax, tol, return_history)
+    du = dd * result.u
+    result.w, result.gamma = A.T @ du, float(-du.sum())
+    return result
 
 
 #: Above this many points, lsvm_kernel_newton first solves a random half of the problem.
@@ -526,7 +629,7 @@ def lsvm_kernel_newton(
         (0 on the other half) and ``g = Qu - e``.  The answer does not change,
         since the pivoting ends at the unique solution from any start; the
         first factorisations shrink from ``m x m`` to about the number of
-        support vectors.  ``it`` counts the steps on the whole problem only.
+        support vectors.  ``n_iter`` counts the steps on the whole problem only.
 
     Returns
     -------
@@ -553,7 +656,7 @@ def lsvm_kernel_newton(
     >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
     >>> G = np.hstack([A, -np.ones((4, 1))])
     >>> r = lsvm_kernel_newton(G @ G.T, [-1, -1, 1, 1], nu=100.0)
-    >>> np.round(r.u, 4) + 0.0, r.it
+    >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
     KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
@@ -562,17 +665,9 @@ def lsvm_kernel_newton(
     itmax, tol = _check_itmax_tol(itmax, tol)
 
     def solve_free(free):
-        dF = dd[free]
-        QF = dF[:, None] * KM[np.ix_(free, free)] * dF[None, :]
-        QF[np.diag_indices_from(QF)] += 1.0 / nu
-        try:
-            factor = cho_factor(QF, overwrite_a=True)
-        except np.linalg.LinAlgError as exc:
-            raise ValueError(
-                "Q = I/nu + D K D is not positive definite: the kernel matrix is not PSD "
-                "(check it with ksvm.check_mercer)."
-            ) from exc
-        return cho_solve(factor, np.ones(len(dF)), check_finite=False)
+        QF = dual_matrix(KM[np.ix_(free, free)], dd[free], nu)
+        factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)
+        return cho_solve(factor, np.ones(QF.shape[0]), check_finite=False)
 
     def Q_times(u, free):  # only the columns of the free set
         return u / nu + dd * (KM[:, free] @ (dd * u)[free])
@@ -587,24 +682,16 @@ def lsvm_kernel_newton(
         u0[half] = sub.u
         support = u0 > 0
         free = u0 - (Q_times(u0, support) - 1.0) > 0
-    it, opt, u, converged, history = _active_set(
-        solve_free, Q_times, m, itmax, tol, return_history, free=free,
-    )
-    return LSVMResult(it=it, opt=opt, u=u, converged=converged, history=history)
-
-
-def _augment(X):
-    """``[X  -e]``: the data with a column of -1, Mangasarian & Musicant's G."""
-    return np.hstack([X, -np.ones((X.shape[0], 1))])
+    return active_set(solve_free, Q_times, m, itmax, tol, return_history, free=free)
 
 
 class LagrangianSVC(BaseKernelClassifier):
     """The Lagrangian SVM of Mangasarian & Musicant (2001) as an estimator.
 
-    With ``kernel='linear'`` it runs :func:`lsvm_linear` (Sherman-Morrison-
-    Woodbury: millions of points are fine) and exposes ``coef_`` and
-    ``intercept_`` (``intercept_ = -gamma``).  With any other kernel it builds
-    ``K(G, G')`` with ``G = [X -e]`` and runs :func:`lsvm_kernel` (``m x m``
+    It solves their formulation (7) through its dual (11).  With
+    ``kernel='linear'`` no ``m x m`` matrix is formed (Sherman-Morrison-Woodbury:
+    millions of points are fine), and ``coef_ = w``, ``intercept_ = -gamma``.
+    With any other kernel it builds ``K(G, G')`` with ``G = [X -e]`` (``m x m``
     memory).  The decision function is ``K([x' -1], G') D u``; for the linear
     kernel that is ``x'w - gamma``.
 
@@ -623,31 +710,34 @@ class LagrangianSVC(BaseKernelClassifier):
         data ``[X -e]`` for the inner-product kernels ('poly', 'sigmoid').
     degree : int >= 1, default=3
     coef0 : float, default=1.0
+    solver : {'auto', 'newton', 'fixed-point'}, default='auto'
+        'fixed-point' is the authors' iteration (15) (:func:`lsvm_linear`,
+        :func:`lsvm_kernel`, their Codes 2 and 3), which converges linearly and
+        the more slowly the larger ``nu``; 'newton' is the safeguarded active-set
+        method (:func:`lsvm_linear_newton`, :func:`lsvm_kernel_newton`), which
+        solves (11) exactly in a few steps at any ``nu``.  'auto' takes 'newton':
+        it was as fast or faster in every setting the book measures (the
+        chapters on the Newton solver and on choosing a method).
     alpha : float in (0, 2/nu) or None, default=None
-        None means ``1.9 / nu``.
-    tol : float > 0, default=1e-5
-    max_iter : int, default=100
-        Code 2's ``itmax``.
-    solver : {'fixed-point', 'newton'}, default='fixed-point'
-        The authors' iteration (15) (:func:`lsvm_linear`, :func:`lsvm_kernel`)
-        or the safeguarded active-set Newton method (:func:`lsvm_linear_newton`,
-        :func:`lsvm_kernel_newton`), which solves (11) exactly in a few steps
-        at any ``nu``; ``alpha`` is then unused, and ``tol`` is the Newton
-        solver's (its default there is 1e-8: pass ``tol=1e-8`` for the same).
-        Prefer 'newton' with a nonlinear kernel or a large ``nu``; the fixed
-        point is the paper's algorithm and is cheapest for a linear kernel at
-        small ``nu``.
+        Step of the fixed-point iteration; None means ``1.9 / nu``.  Only
+        'fixed-point' uses it.
+    tol : float > 0 or None, default=None
+        The solver's tolerance; None means its default (1e-5 for the fixed
+        point, the authors' ``tol``; 1e-8 for Newton's sign test).
+    max_iter : int or None, default=None
+        The solver's ``itmax``; None means its default (100, the authors').
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_
-        As for every ``ksvm`` classifier.
+    classes_, n_features_in_, X_fit_, support_vectors_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`).
     u_ : ndarray of shape (n_samples,)
         The dual solution.
     support_ : ndarray of int
         The points with ``d_i f(x_i) < 1``: those with ``u_i > 0`` at the solution,
-        where ``u_i = nu max(0, 1 - d_i f(x_i))``.  (The sign of the iterate ``u_``
-        is no test: it has entries of the size of ``tol`` where the solution has 0.)
+        where ``u_i = nu max(0, 1 - d_i f(x_i))``.  (The sign of an iterate ``u_``
+        of the fixed point is no test: it has entries of the size of ``tol`` where
+        the solution has 0.)
     dual_coef_ : ndarray of shape (1, n_SV)
         ``d_i u_i`` of the support vectors.
     coef_ : ndarray of shape (1, n_features)
@@ -655,39 +745,52 @@ class LagrangianSVC(BaseKernelClassifier):
     intercept_ : ndarray of shape (1,)
         ``-gamma`` (linear kernel); 0 otherwise, the offset being inside the kernel.
     n_iter_ : int
-    nu_, alpha_ : float
-        The values used.
+    converged_ : bool
+    nu_ : float
+        The value used.
+    alpha_ : float or None
+        The step used by the fixed point (None with the Newton solver).
+    solver_ : str
+        'newton' or 'fixed-point'.
 
     Raises
     ------
     ValueError
         From ``fit``: invalid data, not two classes, ``nu <= 0``, ``alpha``
-        outside ``(0, 2/nu)``, or a kernel whose Gram matrix fails
-        :func:`ksvm.check_mercer`.
+        outside ``(0, 2/nu)``, or a kernel whose Gram matrix is not PSD.
 
     Examples
     --------
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> clf = LagrangianSVC(nu=100.0, tol=1e-10, max_iter=1000).fit(X, ["a", "a", "b", "b"])
+    >>> clf = LagrangianSVC(nu=100.0).fit(X, ["a", "a", "b", "b"])
     >>> clf.predict([[1.5], [2.5]]).tolist()
     ['a', 'b']
-    >>> round(float(clf.coef_[0, 0]), 4), round(float(clf.intercept_[0]), 4)
-    (0.9757, -1.9417)
+    >>> round(float(clf.coef_[0, 0]), 4), round(float(clf.intercept_[0]), 4), clf.n_iter_
+    (0.9757, -1.9417, 2)
     """
 
+    _parameters = {
+        **BaseKernelClassifier._parameters,
+        "nu": optional(check_positive),
+        "solver": one_of("auto", "newton", "fixed-point"),
+        "alpha": optional(check_positive),
+        "tol": optional(check_positive),
+        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+    }
+
     def __init__(
-        self, nu=None, kernel="linear", gamma="scale", degree=3, coef0=1.0, alpha=None, tol=1e-5,
-        max_iter=100, solver="fixed-point",
+        self, *, nu=None, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="auto",
+        alpha=None, tol=None, max_iter=None,
     ):
         self.nu = nu
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.solver = solver
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
-        self.solver = solver
 
     def fit(self, X, y):
         """Solve the LSVM dual for ``X`` and two-class labels ``y``.
@@ -696,65 +799,52 @@ class LagrangianSVC(BaseKernelClassifier):
         -------
         self : LagrangianSVC
         """
-        if self.solver not in ("fixed-point", "newton"):
-            raise ValueError(f"solver must be 'fixed-point' or 'newton', got {self.solver!r}.")
-        newton = self.solver == "newton"
+        p = self._validate_parameters()
+        newton = p["solver"] in ("auto", "newton")
+        if newton and p["alpha"] is not None:
+            raise ValueError(
+                f"alpha is the step of the fixed-point iteration; solver={p['solver']!r} uses "
+                "the Newton method, which has none. Pass solver='fixed-point' to use alpha."
+            )
+        options = {"itmax": 100 if p["max_iter"] is None else p["max_iter"]}
+        if p["tol"] is not None:
+            options["tol"] = p["tol"]
+        if not newton:
+            options["alpha"] = p["alpha"]
         if self.kernel == "linear":
             X, y = validate_data(self, X, y, dtype=np.float64)
             d, self.classes_ = encode_binary_labels(y)
             self.X_fit_, self._gamma = X, None
-            if newton:
-                result = lsvm_linear_newton(X, d, self.nu, self.max_iter, self.tol)
-            else:
-                result = lsvm_linear(X, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
-            self.coef_ = result.w[None, :]
-            self.intercept_ = np.array([-result.gamma])
+            nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
+            solve = lsvm_linear_newton if newton else lsvm_linear
+            result = solve(X, d, nu, **options)
             margins = d * (X @ result.w - result.gamma)
         else:
             K, d = self._fit_gram(X, y)  # K(G, G'), see _kernel_points
             self._check_kernel_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
-            if newton:
-                result = lsvm_kernel_newton(K, d, self.nu, self.max_iter, self.tol)
-            else:
-                result = lsvm_kernel(K, d, self.nu, self.max_iter, self.tol, alpha=self.alpha)
-            self.intercept_ = np.array([0.0])
+            nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
+            solve = lsvm_kernel_newton if newton else lsvm_kernel
+            result = solve(K, d, nu, **options)
             margins = d * (K @ (d * result.u))
-        m = len(d)
-        self.nu_, self.alpha_ = _check_nu_alpha(self.nu, self.alpha, m)
-        self.u_ = result.u
         # At the solution u_i = nu * max(0, 1 - d_i f(x_i)) (the slack, (9)), so the
-        # support vectors are the points with d_i f(x_i) < 1.  The iterate itself
-        # has entries of the size of tol, of either sign, where the solution has 0:
-        # its sign is no test.
-        self.support_ = np.flatnonzero(margins < 1.0)
-        self.dual_coef_ = (d * result.u)[self.support_][None, :]
-        self.n_iter_ = result.it
+        # support vectors are the points with d_i f(x_i) < 1.  A fixed-point iterate has
+        # entries of the size of tol, of either sign, where the solution has 0: its sign
+        # is no test.
+        intercept = -result.gamma if self.kernel == "linear" else 0.0
+        self._set_solution(
+            d * result.u, intercept, result.n_iter, result.converged,
+            support=np.flatnonzero(margins < 1.0), coef=result.w,
+        )
+        self.u_ = result.u
+        self.nu_ = nu
+        self.alpha_ = None if newton else alpha
+        self.solver_ = "newton" if newton else "fixed-point"
         return self
 
     def _kernel_points(self, X):
         """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
-        return _augment(X)
+        return augment(X)
 
     def _gamma_data(self, X, points):
         """``X`` for a distance kernel (the -1 cancels in ``||g - h||``), else ``[X -e]``."""
         return X if self.kernel in ("rbf", "exponential") else points
-
-    def decision_function(self, X):
-        """``K([x' -1], G') D u`` (``x'w - gamma`` for the linear kernel); positive means ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or the block ``K([X -e], G')`` of shape (n_samples, n_train) if
-            ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "u_")
-        if self.kernel == "linear":
-            X = validate_data(self, X, dtype=np.float64, reset=False)
-            return X @ self.coef_[0] + self.intercept_[0]
-        K = self._test_gram(X, columns=self.support_)  # K([X -e], G_support')
-        return K @ self.dual_coef_[0]

@@ -1,10 +1,21 @@
-"""Mercer's condition checked on a Gram matrix.
+"""Mercer's condition checked on a Gram matrix, and the two tests the solvers use.
 
 A function ``k`` is a valid (Mercer) kernel when every Gram matrix it builds
 on a finite set of points is symmetric and positive semi-definite.  On a
 computer we can only look at finitely many Gram matrices and only up to
 rounding, so :func:`check_mercer` reports what it saw, with the tolerance it
 used, rather than a bare yes or no.
+
+The solvers need less than a report, and each test here is named for what it
+does:
+
+* :func:`check_mercer`: the symmetric part's extreme eigenvalues, for a
+  reader who wants to know (``O(n^3)``, several times a factorisation);
+* :func:`require_psd`: one Cholesky factorisation of ``K + delta I``, to
+  refuse a Gram matrix that is clearly not PSD before a solver runs on it;
+* :func:`cholesky`: the factorisation a solver needs anyway (of ``K + lam I``
+  or ``I/nu + DKD``), refused with a message that names the kernel when it
+  fails, so that no solver runs a second test.
 
 References
 ----------
@@ -15,10 +26,11 @@ the proof that a valid kernel gives a PSD Gram matrix).
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import cho_factor
 
 from ._validation import check_gram, check_positive
 
-__all__ = ["MercerReport", "check_mercer"]
+__all__ = ["MercerReport", "check_mercer", "require_psd", "cholesky"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +152,83 @@ def check_mercer(K, tol=None, *, eps=None):
         symmetric=bool(symmetric),
         is_psd=bool(symmetric and lo >= -tol),
     )
+
+
+def require_psd(K, why):
+    """Refuse ``K`` unless ``K + delta I`` has a Cholesky factor, ``delta`` at rounding level.
+
+    One factorisation, ``O(n^3 / 3)``: cheaper than the eigenvalues that
+    :func:`check_mercer` computes, and enough to tell a PSD Gram matrix from
+    one with a clearly negative eigenvalue.  The shift
+    ``delta = 10 n eps max(1, max_i |K_ii|)`` with the ``eps`` of float32
+    absorbs the rounding of a Gram matrix computed in single precision.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        A validated square matrix (not modified).
+    why : str
+        What the caller needs a PSD matrix for; it ends the error message.
+
+    Raises
+    ------
+    ValueError
+        If the factorisation fails.
+
+    Examples
+    --------
+    >>> require_psd(np.ones((3, 3)), "")  # PSD, singular: accepted
+    >>> require_psd(np.array([[1.0, 3.0], [3.0, 1.0]]), "SMO needs a valid kernel.")
+    Traceback (most recent call last):
+    ...
+    ValueError: The kernel matrix is not positive semi-definite ...SMO needs a valid kernel.
+    """
+    n = K.shape[0]
+    delta = 10.0 * n * np.finfo(np.float32).eps * max(float(np.abs(np.diag(K)).max()), 1.0)
+    shifted = K + delta * np.eye(n)
+    try:
+        cho_factor(shifted, lower=True, overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(
+            f"The kernel matrix is not positive semi-definite (K + {delta:.1e} I has no "
+            "Cholesky factor), so it is not the Gram matrix of a Mercer kernel; check the "
+            f"kernel with ksvm.check_mercer. {why}".rstrip()
+        ) from exc
+
+
+def cholesky(M, what, *, overwrite=False):
+    """The Cholesky factor of a matrix that a positive semi-definite kernel makes definite.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n, n)
+        ``K + lam I``, ``I / nu + D K D`` or one of their blocks.
+    what : str
+        The matrix's name in the error message, e.g. ``"K + lam I"``.
+    overwrite : bool, default=False
+        Factor ``M`` in place (it is then destroyed).
+
+    Returns
+    -------
+    factor : tuple
+        For :func:`scipy.linalg.cho_solve`.
+
+    Raises
+    ------
+    ValueError
+        If ``M`` is not positive definite: the kernel is then not PSD.
+
+    Examples
+    --------
+    >>> c, lower = cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]), "Q")
+    >>> np.round(np.tril(c), 4) if lower else np.round(np.triu(c), 4)
+    array([[2.    , 0.    ],
+           [1.    , 1.4142]])
+    """
+    try:
+        return cho_factor(M, lower=True, overwrite_a=overwrite, check_finite=False)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(
+            f"{what} is not positive definite: the kernel matrix is not positive "
+            "semi-definite (check it with ksvm.check_mercer)."
+        ) from exc

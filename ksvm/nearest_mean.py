@@ -28,12 +28,12 @@ Schölkopf, B. and Smola, A. J. (2002), *Learning with Kernels*, section 1.2.
 
 import numpy as np
 
-from .base import BaseKernelClassifier
+from .base import ExampleWeightsClassifier
 
 __all__ = ["KernelMeanClassifier"]
 
 
-class KernelMeanClassifier(BaseKernelClassifier):
+class KernelMeanClassifier(ExampleWeightsClassifier):
     """Assign each point to the class whose mean in feature space is nearer.
 
     Parameters
@@ -50,16 +50,19 @@ class KernelMeanClassifier(BaseKernelClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two class labels; ``classes_[1]`` is the positive class.
-    dual_coef_ : ndarray of shape (n_train,)
+    classes_, n_features_in_, X_fit_, support_, support_vectors_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
+        point is a support vector.
+    dual_coef_ : ndarray of shape (1, n_train)
         The weights ``c_i = 2 y_i / n_{y_i}`` of ``f(x) = sum_i c_i k(x_i, x) + b``.
-    intercept_ : float
+    intercept_ : ndarray of shape (1,)
         The constant ``b``.
-    X_fit_ : ndarray of shape (n_train, n_features) or None
-        The training data (None for a precomputed kernel).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    coef_ : ndarray of shape (1, n_features)
+        ``w = mu_+ - mu_-`` times 2, with the linear kernel only.
+    n_iter_ : int
+        1: the means are computed directly.
+    converged_ : bool
+        True.
 
     Examples
     --------
@@ -70,7 +73,7 @@ class KernelMeanClassifier(BaseKernelClassifier):
     array(['a', 'b'], dtype='<U1')
     """
 
-    def __init__(self, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
+    def __init__(self, *, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -97,24 +100,10 @@ class KernelMeanClassifier(BaseKernelClassifier):
             On invalid data, labels that are not exactly two classes, or
             invalid kernel parameters.
         """
+        self._validate_parameters()
         K, y_pm = self._fit_gram(X, y)
         pos, neg = y_pm > 0, y_pm < 0
         n_pos, n_neg = pos.sum(), neg.sum()
-        self.dual_coef_ = np.where(pos, 2.0 / n_pos, -2.0 / n_neg)
-        self.intercept_ = float(K[np.ix_(neg, neg)].mean() - K[np.ix_(pos, pos)].mean())
+        c = np.where(pos, 2.0 / n_pos, -2.0 / n_neg)
+        self._set_weights(c, K[np.ix_(neg, neg)].mean() - K[np.ix_(pos, pos)].mean())
         return self
-
-    def decision_function(self, X):
-        """Squared distance to the negative mean minus that to the positive mean.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-            Positive where the point is nearer the mean of ``classes_[1]``.
-        """
-        return self._test_gram(X) @ self.dual_coef_ + self.intercept_

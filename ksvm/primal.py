@@ -14,16 +14,26 @@ Both work on explicit features ``X`` (use :func:`ksvm.kernels.polynomial_feature
 for a polynomial kernel): their cost grows with the number of features and,
 for the QP, with the cube of ``n + d``, so they are meant for small problems.
 For anything larger use :func:`ksvm.smo.smo`.
+
+The hard-margin problem has a solution exactly when the data are separable,
+which one linear program decides: :func:`is_linearly_separable`.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import linprog, minimize
 
 from ._validation import check_C, check_matrix, check_positive, encode_binary_labels
 
-__all__ = ["PrimalResult", "primal_objective", "primal_qp", "primal_hinge"]
+__all__ = [
+    "PrimalResult",
+    "primal_objective",
+    "primal_qp",
+    "smoothed_hinge",
+    "primal_hinge",
+    "is_linearly_separable",
+]
 
 
 @dataclass
@@ -157,11 +167,28 @@ def primal_qp(X, y, C=1.0, *, tol=1e-14, max_iter=1000):
     return PrimalResult(w=w, b=b, xi=xi, objective=primal_objective(w, b, X, y, C), n_iter=int(result.nit))
 
 
-def _smoothed_hinge(z, mu):
+def smoothed_hinge(z, mu):
     """Value and derivative of the hinge max(0, 1 - z) with its corner rounded.
 
     Quadratic on (1 - mu, 1), linear below, zero above; it differs from the
     hinge by at most mu / 2 and its derivative is (1 / mu)-Lipschitz.
+
+    Parameters
+    ----------
+    z : ndarray
+        The margins ``y_i (w'x_i + b)``.
+    mu : float > 0
+        The width of the rounded band.
+
+    Returns
+    -------
+    value, slope : ndarray
+        The smoothed hinge and its derivative in ``z``, entrywise.
+
+    Examples
+    --------
+    >>> smoothed_hinge(np.array([-1.0, 0.95, 2.0]), 0.1)
+    (array([1.95  , 0.0125, 0.    ]), array([-1. , -0.5, -0. ]))
     """
     u = 1.0 - z
     value = np.where(u >= mu, u - mu / 2, np.where(u > 0, u * u / (2 * mu), 0.0))
@@ -218,7 +245,7 @@ def primal_hinge(X, y, C=1.0, *, mu_final=1e-7, tol=1e-10, max_iter=10000):
     Y_X1 = y[:, None] * np.hstack([X, np.ones((n, 1))])  # rows y_i (x_i, 1)
 
     def fun(z, mu):
-        value, slope = _smoothed_hinge(Y_X1 @ z, mu)
+        value, slope = smoothed_hinge(Y_X1 @ z, mu)
         w = z[:d]
         grad = C * (Y_X1.T @ slope)
         grad[:d] += w
@@ -238,3 +265,50 @@ def primal_hinge(X, y, C=1.0, *, mu_final=1e-7, tol=1e-10, max_iter=10000):
     w, b = z[:d], float(z[d])
     xi = np.maximum(0.0, 1.0 - y * (X @ w + b))
     return PrimalResult(w=w, b=b, xi=xi, objective=primal_objective(w, b, X, y, C), n_iter=n_iter)
+
+
+def is_linearly_separable(X, y):
+    """Decide by linear programming whether a hyperplane separates two classes.
+
+    The classes are strictly separable exactly when some ``(w, b)`` has
+    ``y_i (w'x_i + b) >= 1`` for every i (scale any strict separator until
+    its smallest margin is 1), a feasibility problem that
+    :func:`scipy.optimize.linprog` decides.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Two class labels.
+
+    Returns
+    -------
+    separable : bool
+
+    Raises
+    ------
+    ValueError
+        On invalid data or labels that are not exactly two classes.
+
+    Examples
+    --------
+    >>> is_linearly_separable([[0.0], [1.0]], [-1, 1])
+    True
+    >>> is_linearly_separable([[0.0], [1.0], [2.0]], [-1, 1, -1])
+    False
+    """
+    X = check_matrix(X)
+    y_pm, _ = encode_binary_labels(y)
+    if len(y_pm) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
+    n, d = X.shape
+    # Variables (w, b): constraints -y_i (x_i'w + b) <= -1, zero objective.
+    A_ub = -y_pm[:, None] * np.hstack([X, np.ones((n, 1))])
+    result = linprog(
+        np.zeros(d + 1),
+        A_ub=A_ub,
+        b_ub=-np.ones(n),
+        bounds=[(None, None)] * (d + 1),
+        method="highs",
+    )
+    return bool(result.status == 0)

@@ -55,13 +55,15 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, eigvalsh
+from scipy.linalg import cho_solve, eigvalsh
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import check_integer, check_positive
-from .rlsc import _check_problem, _eliminate_bias, _ExampleWeightsClassifier, _not_pd, _require_psd
+from ._validation import check_gram_labels_lam, check_integer, check_positive, one_of, optional
+from .base import BaseKernelClassifier, ExampleWeightsClassifier
+from .mercer import cholesky, require_psd
+from .rlsc import eliminate_bias
 
 __all__ = [
     "RLRResult",
@@ -144,7 +146,7 @@ def rlr_objective(K, y, lam, c, b):
     >>> round(rlr_objective(np.eye(2), [-1, 1], 1.0, [0.0, 0.0], 0.0), 6)  # 2 log 2
     1.386294
     """
-    K, y_pm, lam = _check_problem(K, y, lam)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
     return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[0]
 
 
@@ -167,7 +169,7 @@ def rlr_gradient(K, y, lam, c, b):
     >>> gc, gb
     (array([ 0.5, -0.5]), -0.0)
     """
-    K, y_pm, lam = _check_problem(K, y, lam)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
     return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:3]
 
 
@@ -199,8 +201,8 @@ def rlr_lipschitz(K, lam):
 
 
 def _setup(K, y, lam, tol, max_iter, default_max_iter):
-    K, y_pm, lam = _check_problem(K, y, lam)
-    _require_psd(K)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    require_psd(K, "Kernel logistic regression needs a PSD kernel for (9) to be convex.")
     tol = check_positive(tol, "tol")
     max_iter = check_integer(default_max_iter if max_iter is None else max_iter, "max_iter")
     threshold = tol * max(1.0, _loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)[3])
@@ -406,13 +408,10 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
         W = np.sqrt(expit(z) * expit(-z))  # D^{1/2}
         M = W[:, None] * K * W[None, :]
         M[np.diag_indices(n)] += lam
-        try:
-            factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-        except np.linalg.LinAlgError as exc:
-            raise _not_pd() from exc
+        factor = cholesky(M, "D^(1/2) K D^(1/2) + lam I", overwrite=True)
         rhs = W * f + y_pm * np.exp(np.minimum(-0.5 * z, 700.0))  # W f + W^{-1} Y g(-z)
         sol = cho_solve(factor, np.column_stack([rhs, W]), check_finite=False)
-        a, b_new = _eliminate_bias(sol[:, 0], sol[:, 1], W) if W.sum() > 0 else (sol[:, 0], b)
+        a, b_new = eliminate_bias(sol[:, 0], sol[:, 1], W) if W.sum() > 0 else (sol[:, 0], b)
         dc, db = W * a - c, b_new - b
         slope = gc @ dc + gb * db  # minus Newton's decrement squared
         t = 1.0
@@ -439,14 +438,14 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
             history.append(value)
     return _finish(
         K, y_pm, lam, c, b, n_iter, threshold, history, "Newton's method",
-        "raise max_iter or tol.", at_floor=at_floor,
+        "raise max_iter or tol, or use solver='lbfgs'.", at_floor=at_floor,
     )
 
 
 _SOLVERS = {"newton": rlr_newton, "lbfgs": rlr_lbfgs, "gd": rlr_gd}
 
 
-class KernelLogisticRegression(_ExampleWeightsClassifier):
+class KernelLogisticRegression(ExampleWeightsClassifier):
     """Regularized logistic regression with a kernel (Rennie's (8)-(11)).
 
     Minimises ``-sum_i log g(y_i f(x_i)) + lam/2 c'Kc`` with
@@ -471,8 +470,9 @@ class KernelLogisticRegression(_ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_
-        As for every ``ksvm`` classifier.
+    classes_, n_features_in_, X_fit_, support_, support_vectors_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
+        point is a support vector.
     dual_coef_ : ndarray of shape (1, n_samples)
         The weights ``c``.
     intercept_ : ndarray of shape (1,)
@@ -480,6 +480,9 @@ class KernelLogisticRegression(_ExampleWeightsClassifier):
     coef_ : ndarray of shape (1, n_features)
         ``w = X'c``, with the linear kernel only.
     n_iter_ : int
+    converged_ : bool
+        The gradient test was met (or the solver's rounding floor reached;
+        see :mod:`ksvm.rlr`).
     objective_ : float
         (9) at the solution.
 
@@ -499,8 +502,16 @@ class KernelLogisticRegression(_ExampleWeightsClassifier):
     array([[0.5, 0.5]])
     """
 
+    _parameters = {
+        **BaseKernelClassifier._parameters,
+        "lam": check_positive,
+        "solver": one_of("newton", "lbfgs", "gd"),
+        "tol": check_positive,
+        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+    }
+
     def __init__(
-        self, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="newton",
+        self, *, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="newton",
         tol=1e-6, max_iter=None,
     ):
         self.lam = lam
@@ -519,15 +530,11 @@ class KernelLogisticRegression(_ExampleWeightsClassifier):
         -------
         self : KernelLogisticRegression
         """
-        if self.solver not in _SOLVERS:
-            names = ", ".join(repr(s) for s in _SOLVERS)
-            raise ValueError(f"solver must be one of {names}, got {self.solver!r}.")
-        lam = check_positive(self.lam, "lam")
+        p = self._validate_parameters()
         K, y_pm = self._fit_gram(X, y)
-        self._check_kernel_psd(K, "kernel logistic regression needs a PSD kernel for (9) to be convex.")
-        result = _SOLVERS[self.solver](K, y_pm, lam, tol=self.tol, max_iter=self.max_iter)
-        self._set_weights(result.c, result.b)
-        self.n_iter_ = result.n_iter
+        # The solver refuses a K that is not PSD (one factorisation): no second test here.
+        result = _SOLVERS[p["solver"]](K, y_pm, p["lam"], tol=p["tol"], max_iter=p["max_iter"])
+        self._set_weights(result.c, result.b, result.n_iter, result.converged)
         self.objective_ = result.objective
         return self
 

@@ -36,18 +36,25 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_gram_labels, check_positive
-from .base import BaseKernelClassifier
+from ._validation import (
+    check_gram_labels_lam,
+    check_integer,
+    check_positive,
+    one_of,
+    optional,
+)
+from .base import BaseKernelClassifier, ExampleWeightsClassifier
+from .mercer import cholesky
 
 __all__ = [
     "RLSCResult",
     "bordered_system",
     "rlsc_objective",
     "rlsc_direct",
+    "eliminate_bias",
     "conjugate_gradient",
     "rlsc_cg",
     "RLSClassifier",
@@ -65,22 +72,18 @@ class RLSCResult:
     b : float
         The bias.
     n_iter : int
-        Conjugate-gradient iterations (0 for the direct solver).
+        Conjugate-gradient iterations (1 for the direct solver: one factorisation).
     converged : bool
-    residuals : ndarray of shape (n_iter + 1, 2) or None
+    history : ndarray of shape (n_iter + 1, 2) or None
         CG only, if asked for: the relative residuals ``||r_k|| / ||rhs||`` of
         the two systems ``M eta = y`` and ``M nu = 1`` at every iteration.
     """
 
     c: np.ndarray
     b: float
-    n_iter: int = 0
+    n_iter: int = 1
     converged: bool = True
-    residuals: np.ndarray = field(default=None, repr=False)
-
-
-def _check_problem(K, y, lam):
-    return (*check_gram_labels(K, y), check_positive(lam, "lam"))
+    history: np.ndarray = field(default=None, repr=False)
 
 
 def bordered_system(K, y, lam):
@@ -112,7 +115,7 @@ def bordered_system(K, y, lam):
     >>> rhs
     array([-1.,  1.,  0.])
     """
-    K, y_pm, lam = _check_problem(K, y, lam)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
     n = K.shape[0]
     A = np.zeros((n + 1, n + 1))
     A[:n, :n] = K
@@ -135,47 +138,41 @@ def rlsc_objective(K, y, lam, c, b):
     -------
     value : float
     """
-    K, y_pm, lam = _check_problem(K, y, lam)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
     c = np.asarray(c, dtype=np.float64)
     Kc = K @ c
     r = Kc + b - y_pm
     return float(r @ r + lam * c @ Kc)
 
 
-def _eliminate_bias(eta, nu, u=None):
-    """``b = u'eta / u'nu`` and ``c = eta - b nu``: the solution of the bordered system
-    ``M c + u b = r``, ``u'c = 0`` from ``M eta = r`` and ``M nu = u`` (``u = 1`` if None)."""
+def eliminate_bias(eta, nu, u=None):
+    """Solve the bordered system ``M c + u b = r``, ``u'c = 0`` from two solves with ``M``.
+
+    Given ``eta = M^{-1} r`` and ``nu = M^{-1} u``, the second equation fixes
+    ``b = u'eta / u'nu`` and then ``c = eta - b nu``.  RLSC has ``u = 1``
+    (:func:`rlsc_direct`); one Newton step of kernel logistic regression has
+    ``u = D^{1/2} 1`` (:func:`ksvm.rlr.rlr_newton`).
+
+    Parameters
+    ----------
+    eta, nu : ndarray of shape (n,)
+    u : ndarray of shape (n,) or None, default=None
+        None means the vector of ones.
+
+    Returns
+    -------
+    c : ndarray of shape (n,)
+    b : float
+
+    Examples
+    --------
+    >>> M = np.array([[2.0, 0.0], [0.0, 4.0]])  # M c + 1 b = [1, 1], c1 + c2 = 0
+    >>> c, b = eliminate_bias(np.linalg.solve(M, [1.0, 1.0]), np.linalg.solve(M, [1.0, 1.0]))
+    >>> c, b
+    (array([0., 0.]), 1.0)
+    """
     b = (eta.sum() / nu.sum()) if u is None else (u @ eta) / (u @ nu)
     return eta - b * nu, float(b)
-
-
-def _not_pd():
-    return ValueError(
-        "K + lam I is not positive definite, so K is not positive semi-definite: the RLSC "
-        "objective (6) is then not convex and (7) does not give its minimum. Check the "
-        "kernel with ksvm.check_mercer."
-    )
-
-
-def _require_psd(K):
-    """Refuse ``K`` unless ``K + delta I`` has a Cholesky factor, ``delta`` at rounding level.
-
-    One factorisation, ``O(n^3 / 3)``: cheaper than the eigenvalues that
-    :func:`ksvm.check_mercer` computes, and enough to tell a PSD Gram matrix
-    from one with a clearly negative eigenvalue.  The shift
-    ``delta = 10 n eps max_i K_ii`` with the ``eps`` of float32 absorbs the
-    rounding of a Gram matrix computed in single precision, as the estimators do.
-    """
-    n = K.shape[0]
-    delta = 10.0 * n * np.finfo(np.float32).eps * max(float(np.abs(np.diag(K)).max()), 1.0)
-    try:
-        cho_factor(K + delta * np.eye(n), lower=True, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError as exc:
-        raise ValueError(
-            f"K is not positive semi-definite (K + {delta:.1e} I has no Cholesky factor): the "
-            "objective is then not convex and its stationary points need not be minima. "
-            "Check the kernel with ksvm.check_mercer."
-        ) from exc
 
 
 def rlsc_direct(K, y, lam):
@@ -210,15 +207,12 @@ def rlsc_direct(K, y, lam):
     >>> np.round(r.c, 4), round(r.b, 4)
     (array([-0.6667,  0.3333,  0.3333]), 0.3333)
     """
-    K, y_pm, lam = _check_problem(K, y, lam)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
     M = K.copy()
     M[np.diag_indices_from(M)] += lam
-    try:
-        factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError as exc:
-        raise _not_pd() from exc
+    factor = cholesky(M, "K + lam I", overwrite=True)
     sol = cho_solve(factor, np.column_stack([y_pm, np.ones_like(y_pm)]), check_finite=False)
-    c, b = _eliminate_bias(sol[:, 0], sol[:, 1])
+    c, b = eliminate_bias(sol[:, 0], sol[:, 1])
     return RLSCResult(c=c, b=b)
 
 
@@ -308,7 +302,7 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
     max_iter : int or None, default=None
         None means ``10 n``.
     return_history : bool, default=False
-        Keep the relative residuals per iteration in ``result.residuals``.
+        Keep the relative residuals per iteration in ``result.history``.
 
     Returns
     -------
@@ -336,7 +330,7 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
     >>> np.round(r.c, 4), round(r.b, 4), r.n_iter
     (array([-0.6667,  0.3333,  0.3333]), 0.3333, 1)
     """
-    K, y_pm, lam = _check_problem(K, y, lam)
+    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
     tol = check_positive(tol, "tol")
     B = np.column_stack([y_pm, np.ones_like(y_pm)])
     try:
@@ -344,49 +338,27 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
             lambda P: K @ P + lam * P, B, tol=tol, max_iter=max_iter, return_history=return_history
         )
     except np.linalg.LinAlgError as exc:
-        raise _not_pd() from exc
+        raise ValueError(
+            "K + lam I is not positive definite: the kernel matrix is not positive "
+            "semi-definite (check it with ksvm.check_mercer)."
+        ) from exc
     sol, n_iter, converged = out[:3]
     if not converged:
         warnings.warn(
             f"Conjugate gradients stopped at max_iter={n_iter} before the relative residual "
             f"reached tol={tol:g}; raise max_iter or lam (the iteration count grows like "
-            "sqrt((lambda_max(K) + lam) / lam)), or use the direct solver.",
+            "sqrt((lambda_max(K) + lam) / lam)), or use the direct solver (solver='direct').",
             ConvergenceWarning,
             stacklevel=2,
         )
-    c, b = _eliminate_bias(sol[:, 0], sol[:, 1])
+    c, b = eliminate_bias(sol[:, 0], sol[:, 1])
     return RLSCResult(
         c=c, b=b, n_iter=n_iter, converged=converged,
-        residuals=out[3] if return_history else None,
+        history=out[3] if return_history else None,
     )
 
 
-class _ExampleWeightsClassifier(BaseKernelClassifier):
-    """A classifier ``f(x) = sum_i c_i k(x_i, x) + b`` with a weight on every example."""
-
-    def _set_weights(self, c, b):
-        self.dual_coef_ = c[None, :]
-        self.intercept_ = np.array([b])
-        if self.kernel == "linear":
-            self.coef_ = (self.X_fit_.T @ c)[None, :]
-
-    def decision_function(self, X):
-        """``f(x) = sum_i c_i k(x_i, x) + b``; positive means ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "dual_coef_")
-        return self._test_gram(X) @ self.dual_coef_[0] + self.intercept_[0]
-
-
-class RLSClassifier(_ExampleWeightsClassifier):
+class RLSClassifier(ExampleWeightsClassifier):
     """Regularized least-squares classification with a kernel (Rennie's (5)-(7)).
 
     Minimises ``||Kc + b 1 - y||^2 + lam c'Kc`` with ``y`` in {-1, +1}; the
@@ -412,8 +384,9 @@ class RLSClassifier(_ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_
-        As for every ``ksvm`` classifier.
+    classes_, n_features_in_, X_fit_, support_, support_vectors_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
+        point is a support vector.
     dual_coef_ : ndarray of shape (1, n_samples)
         The weights ``c``: every training point carries one (no sparsity).
     intercept_ : ndarray of shape (1,)
@@ -422,6 +395,7 @@ class RLSClassifier(_ExampleWeightsClassifier):
         ``w = X'c``, with the linear kernel only.
     n_iter_ : int
         CG iterations; 1 for 'direct' (one factorisation).
+    converged_ : bool
 
     Raises
     ------
@@ -439,8 +413,16 @@ class RLSClassifier(_ExampleWeightsClassifier):
     (array([[0.5941]]), array([-1.1881]))
     """
 
+    _parameters = {
+        **BaseKernelClassifier._parameters,
+        "lam": check_positive,
+        "solver": one_of("direct", "cg"),
+        "tol": check_positive,
+        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+    }
+
     def __init__(
-        self, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="direct",
+        self, *, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="direct",
         tol=1e-10, max_iter=None,
     ):
         self.lam = lam
@@ -459,15 +441,12 @@ class RLSClassifier(_ExampleWeightsClassifier):
         -------
         self : RLSClassifier
         """
-        if self.solver not in ("direct", "cg"):
-            raise ValueError(f"solver must be 'direct' or 'cg', got {self.solver!r}.")
-        lam = check_positive(self.lam, "lam")
+        p = self._validate_parameters()
         K, y_pm = self._fit_gram(X, y)
         self._check_kernel_psd(K, "RLSC needs a PSD kernel for (6) to be convex.")
-        if self.solver == "direct":
-            result = rlsc_direct(K, y_pm, lam)
+        if p["solver"] == "direct":
+            result = rlsc_direct(K, y_pm, p["lam"])
         else:
-            result = rlsc_cg(K, y_pm, lam, tol=self.tol, max_iter=self.max_iter)
-        self._set_weights(result.c, result.b)
-        self.n_iter_ = result.n_iter if self.solver == "cg" else 1
+            result = rlsc_cg(K, y_pm, p["lam"], tol=p["tol"], max_iter=p["max_iter"])
+        self._set_weights(result.c, result.b, result.n_iter, result.converged)
         return self

@@ -44,12 +44,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
-
-from ._validation import check_C, check_gram, check_positive, encode_binary_labels
+from ._validation import (
+    check_bool,
+    check_C,
+    check_gram,
+    check_integer,
+    check_positive,
+    encode_binary_labels,
+    one_of,
+    optional,
+)
 from .base import BaseKernelClassifier
+from .mercer import require_psd
 
-__all__ = ["SMOResult", "smo", "dual_objective", "SoftMarginSVC"]
+__all__ = ["SMOResult", "smo", "dual_objective", "kkt_bias", "SoftMarginSVC"]
 
 #: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
 _TAU = 1e-12
@@ -75,8 +83,8 @@ class SMOResult:
         Number of pair updates.
     converged : bool
         Whether ``gap <= tol`` was reached within ``max_iter``.
-    trace : ndarray or None
-        ``Theta`` after each iteration (``trace[0]`` is the start, 0), if asked for.
+    history : ndarray or None
+        ``Theta`` after each iteration (``history[0]`` is the start, 0), if asked for.
     """
 
     alpha: np.ndarray
@@ -85,7 +93,7 @@ class SMOResult:
     gap: float
     n_iter: int
     converged: bool
-    trace: np.ndarray = field(default=None, repr=False)
+    history: np.ndarray = field(default=None, repr=False)
 
 
 def dual_objective(alpha, K, y):
@@ -128,7 +136,34 @@ def _snap(value, C):
     return value
 
 
-def _bias(alpha, F, C, up, low):
+def kkt_bias(alpha, F, C, up, low):
+    """The bias ``b`` of the soft-margin SVM from the KKT conditions.
+
+    Every free multiplier (``0 < alpha_k < C``) gives ``b = F_k``; they agree up
+    to the KKT tolerance, and their mean is taken (libsvm does the same).  With
+    no free multiplier any ``b`` in ``[max_{I_up} F, min_{I_low} F]`` satisfies
+    the KKT conditions, and the midpoint is taken.
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (n,)
+        The multipliers, in ``[0, C]``.
+    F : ndarray of shape (n,)
+        ``F = -y * G = y - K (alpha * y)`` (see the module docstring).
+    C : float
+    up, low : ndarray of bool, shape (n,)
+        Membership of ``I_up`` and ``I_low``.
+
+    Returns
+    -------
+    b : float
+
+    Examples
+    --------
+    >>> kkt_bias(np.array([0.0, 0.5, 1.0]), np.array([0.3, 0.2, 0.1]), 1.0,
+    ...          np.array([True, True, False]), np.array([False, True, True]))
+    0.2
+    """
     free = (alpha > 0) & (alpha < C)
     if np.any(free):
         return float(np.mean(F[free]))
@@ -141,7 +176,8 @@ def _bias(alpha, F, C, up, low):
 
 
 def smo(
-    K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True, trace=False
+    K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True,
+    return_history=False,
 ):
     """Solve the soft-margin SVM dual on a Gram matrix by SMO.
 
@@ -172,7 +208,7 @@ def smo(
         ``y - K (alpha * y)`` and every multiplier taken back once the gap is
         below ``10 tol``, and again before stopping, so the stopping test
         always holds for the whole problem.
-    trace : bool, default=False
+    return_history : bool, default=False
         Record the dual objective after every iteration.
 
     Returns
@@ -215,7 +251,7 @@ def smo(
     pos_all = y_pm > 0
     alpha_all = np.zeros(n)
     F_all = y_pm.copy()  # F = -y * G with G = Q alpha - e = -e at alpha = 0
-    history = [0.0] if trace else None
+    history = [0.0] if return_history else None
     objective = 0.0
     n_iter, gap = 0, np.inf
     shrink_every = min(n, 1000)
@@ -299,7 +335,7 @@ def smo(
                 up_pen[k] = 0.0 if in_up else -np.inf
                 low_pen[k] = 0.0 if in_low else np.inf
             n_iter += 1
-            if trace:
+            if return_history:
                 history.append(objective)
 
         alpha_all[active] = alpha
@@ -334,16 +370,15 @@ def smo(
             ConvergenceWarning,
             stacklevel=2,
         )
-    v = alpha * y_pm
-    objective = float(alpha.sum() - 0.5 * v @ K @ v)  # recomputed: no drift from the updates
+    objective = dual_objective(alpha, K, y_pm)  # recomputed: no drift from the updates
     return SMOResult(
         alpha=alpha,
-        b=_bias(alpha, F, C, np.isfinite(up_pen), np.isfinite(low_pen)),
+        b=kkt_bias(alpha, F, C, np.isfinite(up_pen), np.isfinite(low_pen)),
         objective=objective,
         gap=float(gap),
         n_iter=n_iter,
         converged=converged,
-        trace=np.array(history) if trace else None,
+        history=np.array(history) if return_history else None,
     )
 
 
@@ -373,12 +408,13 @@ class SoftMarginSVC(BaseKernelClassifier):
         Working-set selection, see :func:`smo`.
     shrinking : bool, default=True
         See :func:`smo`.
-    trace : bool, default=False
-        Keep the dual objective per iteration in ``objective_trace_``.
+    keep_history : bool, default=False
+        Keep the dual objective per iteration in ``history_``.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_, n_features_in_, X_fit_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`).
     support_ : ndarray of int
         Indices of the support vectors (``lambda_i > 0``) in the training set.
     support_vectors_ : ndarray of shape (n_SV, n_features)
@@ -387,6 +423,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         ``lambda_i y_i`` of the support vectors, ``y_i = +1`` for ``classes_[1]``.
     intercept_ : ndarray of shape (1,)
         The bias ``b``.
+    coef_ : ndarray of shape (1, n_features)
+        ``w = sum_i lambda_i y_i x_i``, with the linear kernel only.
     n_iter_ : int
         SMO iterations.
     converged_ : bool
@@ -395,8 +433,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         The final KKT violation ``max_{I_up} F - min_{I_low} F``.
     dual_objective_ : float
         ``Theta(lambda)`` at the solution.
-    objective_trace_ : ndarray or None
-        ``Theta`` per iteration if ``trace=True``.
+    history_ : ndarray or None
+        ``Theta`` per iteration if ``keep_history=True``.
 
     Raises
     ------
@@ -404,7 +442,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         From ``fit``: invalid data or hyper-parameters, not exactly two
         classes, a precomputed or callable kernel whose Gram matrix is not
         symmetric positive semi-definite up to single-precision rounding
-        (:func:`ksvm.mercer.check_mercer` with ``eps`` of float32).
+        (:func:`ksvm.mercer.require_psd`).
 
     Examples
     --------
@@ -412,12 +450,23 @@ class SoftMarginSVC(BaseKernelClassifier):
     >>> clf = SoftMarginSVC(C=10.0, kernel="linear", tol=1e-6).fit(X, ["a", "a", "b", "b"])
     >>> clf.predict([[0.5, 0.5], [3.5, 3.5]]).tolist()
     ['a', 'b']
-    >>> clf.support_.tolist()
-    [1, 2]
+    >>> clf.support_.tolist(), np.round(clf.coef_, 4)
+    ([1, 2], array([[0.5, 0.5]]))
     """
+
+    _parameters = {
+        **BaseKernelClassifier._parameters,
+        "C": lambda value, name: check_C(value),
+        "tol": check_positive,
+        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=0)),
+        "selection": one_of("second-order", "mvp"),
+        "shrinking": check_bool,
+        "keep_history": check_bool,
+    }
 
     def __init__(
         self,
+        *,
         C=1.0,
         kernel="rbf",
         gamma="scale",
@@ -427,7 +476,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         max_iter=None,
         selection="second-order",
         shrinking=True,
-        trace=False,
+        keep_history=False,
     ):
         self.C = C
         self.kernel = kernel
@@ -438,7 +487,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.max_iter = max_iter
         self.selection = selection
         self.shrinking = shrinking
-        self.trace = trace
+        self.keep_history = keep_history
 
     def fit(self, X, y):
         """Train on ``X`` (or a precomputed Gram matrix) and two-class labels ``y``.
@@ -452,40 +501,18 @@ class SoftMarginSVC(BaseKernelClassifier):
         -------
         self : SoftMarginSVC
         """
+        p = self._validate_parameters()
         K, y_pm = self._fit_gram(X, y)
         if self.kernel == "precomputed" or callable(self.kernel):
-            # Rounding-level indefiniteness is absorbed by SMO's curvature safeguard.
-            self._require_psd(K, "SMO needs a valid (Mercer) kernel.")
+            # A named kernel is used as libsvm uses it, the sigmoid included: SMO's
+            # curvature safeguard absorbs rounding-level indefiniteness.
+            require_psd(K, "SMO needs a valid (Mercer) kernel.")
         result = smo(
-            K, y_pm, self.C, tol=self.tol, max_iter=self.max_iter,
-            selection=self.selection, shrinking=self.shrinking, trace=self.trace,
+            K, y_pm, p["C"], tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],
+            shrinking=p["shrinking"], return_history=p["keep_history"],
         )
-        self.support_ = np.flatnonzero(result.alpha > 0)
-        self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
-        self.intercept_ = np.array([result.b])
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
+        self._set_solution(result.alpha * y_pm, result.b, result.n_iter, result.converged)
         self.kkt_gap_ = result.gap
         self.dual_objective_ = result.objective
-        self.objective_trace_ = result.trace
-        if self.X_fit_ is None:
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = self.X_fit_[self.support_]
+        self.history_ = result.history
         return self
-
-    def decision_function(self, X):
-        """``sum_{i in support} lambda_i y_i k(x_i, x) + b``; positive means ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Or ``(n_samples, n_train)`` kernel values if ``kernel='precomputed'``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "support_")
-        K = self._test_gram(X, columns=self.support_)
-        return K @ self.dual_coef_[0] + self.intercept_[0]

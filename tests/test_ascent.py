@@ -28,12 +28,14 @@ from .conftest import frozen
 @parametrize_with_checks(
     [
         # The checks' two blobs are barely separable in the RBF feature space: the
-        # hard-margin optimum has max alpha ~ 2.6e5, which a constant-step ascent needs
-        # ~1e6 iterations to reach.  Capped, these runs also exercise the warning path.
+        # hard-margin optimum has max alpha ~ 2.6e5, which SMO (the default solver)
+        # reaches and a constant-step ascent needs ~1e6 iterations for.  Capped, the
+        # ascent runs also exercise the warning path.
         # (A precomputed kernel is tested below: the checks' precomputed matrix is the
         # linear kernel of inseparable data, which a hard margin must refuse.)
-        GradientAscentSVC(rho=0.5, max_iter=2000),
-        GradientAscentSVC(weight="equal", bias="variability", rho=0.5, max_iter=2000),
+        GradientAscentSVC(),
+        GradientAscentSVC(solver="ascent", rho=0.5, max_iter=2000),
+        GradientAscentSVC(solver="ascent", weight="equal", bias="variability", rho=0.5, max_iter=2000),
     ],
     expected_failed_checks=lambda est: (
         {
@@ -148,10 +150,10 @@ def test_each_step_keeps_the_constraints():
 
 def test_the_objective_increases_and_the_trace_is_exact():
     K, y = _paper_problem()
-    r = weighted_ascent(frozen(K), frozen(y), rho=0.05, trace=True)
-    assert np.all(np.diff(r.trace) > 0)
-    assert r.trace[-1] == pytest.approx(r.objective, rel=1e-10)
-    assert len(r.trace) == r.n_iter + 1
+    r = weighted_ascent(frozen(K), frozen(y), rho=0.05, return_history=True)
+    assert np.all(np.diff(r.history) > 0)
+    assert r.history[-1] == pytest.approx(r.objective, rel=1e-10)
+    assert len(r.history) == r.n_iter + 1
 
 
 @pytest.mark.parametrize("gamma", [0.15, 0.5, 1.4])
@@ -275,15 +277,23 @@ def test_non_convergence_warns():
 def test_estimator_any_labels_biases_and_precomputed():
     X, y = make_cocianu_state(separable=True, seed=1)
     labels = np.where(y > 0, "h1", "h2")  # h1 sorts first: it becomes classes_[0]
-    a = GradientAscentSVC(gamma=0.5, rho=0.05, bias="variability", reading="boundary").fit(X, labels)
+    options = dict(solver="ascent", rho=0.05, bias="variability", reading="boundary")
+    a = GradientAscentSVC(gamma=0.5, **options).fit(X, labels)
     assert a.classes_.tolist() == ["h1", "h2"]
     K = kernels.rbf_kernel(X, gamma=0.5)
-    b = GradientAscentSVC(kernel="precomputed", rho=0.05, bias="variability", reading="boundary").fit(K, labels)
+    b = GradientAscentSVC(kernel="precomputed", **options).fit(K, labels)
     np.testing.assert_allclose(a.alpha_, b.alpha_, atol=1e-12)
     assert a.intercept_[0] == pytest.approx(a.variability_bias_)
     np.testing.assert_array_equal(a.predict(X), b.predict(K))
     assert np.mean(a.predict(X) == labels) == 1.0  # separable training data
     assert a.class_variability_.shape == (2,) and 0 <= a.variability_index_ <= 1
+    # the default solver reaches the optimum of (7) that the ascent approaches
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = GradientAscentSVC(gamma=0.5, bias="variability", reading="boundary").fit(X, labels)
+    optimum = smo(K, np.where(labels == "h2", 1, -1), np.inf, tol=1e-3).objective
+    assert c.converged_ and c.dual_objective_ == pytest.approx(optimum, rel=1e-12)
+    assert c.dual_objective_ >= a.dual_objective_ - 1e-9 and c.rho1_ is None
 
 
 def test_breast_cancer_runs_and_matches_smo():

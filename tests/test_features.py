@@ -67,7 +67,7 @@ def test_rff_max_error_is_within_the_hoeffding_bound():
     below t = sqrt(8 log(2 N / delta) / D)."""
     n, D, delta, gamma = 50, 20000, 1e-3, 5.0
     X = points(n, seed=1)
-    P = RandomFourierFeatures(D, gamma=gamma, random_state=1).fit_transform(X)
+    P = RandomFourierFeatures(n_components=D, gamma=gamma, random_state=1).fit_transform(X)
     bound = np.sqrt(8.0 * np.log(2.0 * (n * (n + 1) / 2) / delta) / D)
     error = np.abs(P @ P.T - rbf_kernel(X, gamma=gamma)).max()
     assert error < bound  # bound ~0.092
@@ -267,7 +267,7 @@ def test_lsvm_on_features_is_liblinears_squared_hinge():
     r = lsvm_linear(Phi, y, nu, itmax=5000, tol=1e-10)
     ref = LinearSVC(C=nu / 2, loss="squared_hinge", intercept_scaling=1, tol=1e-12, max_iter=100000)
     ref.fit(Phi, y)
-    assert r.converged and r.it > 100
+    assert r.converged and r.n_iter > 100
     assert_allclose(r.w, ref.coef_[0], atol=1e-5)
     assert -r.gamma == pytest.approx(ref.intercept_[0], abs=1e-5)
 

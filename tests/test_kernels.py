@@ -56,10 +56,25 @@ SKLEARN = [
     (K.polynomial_kernel, pairwise.polynomial_kernel, {"degree": 4, "gamma": 0.5, "coef0": 2.0}),
     (K.polynomial_kernel, pairwise.polynomial_kernel, {"degree": 1, "gamma": 1.0, "coef0": 0.0}),
     (K.rbf_kernel, pairwise.rbf_kernel, {"gamma": 0.25}),
-    (K.rbf_kernel, pairwise.rbf_kernel, {}),  # both default to 1 / n_features
+    (K.rbf_kernel, pairwise.rbf_kernel, {"gamma": 1 / 6}),  # scikit-learn's default, 1 / n_features
     (K.sigmoid_kernel, pairwise.sigmoid_kernel, {"gamma": 0.1, "coef0": 0.3}),
-    (K.sigmoid_kernel, pairwise.sigmoid_kernel, {}),
+    (K.sigmoid_kernel, pairwise.sigmoid_kernel, {"gamma": 1 / 6, "coef0": 1.0}),
 ]
+
+
+@pytest.mark.parametrize(
+    "ours, theirs", [(K.polynomial_kernel, pairwise.polynomial_kernel), (K.rbf_kernel, pairwise.rbf_kernel),
+                     (K.exponential_kernel, None), (K.sigmoid_kernel, pairwise.sigmoid_kernel)],
+)
+def test_the_kernel_functions_default_to_gamma_one(ours, theirs, rng):
+    """One rule (ksvm.kernels): a kernel function has no data to scale by, so its gamma is 1;
+    scikit-learn's functions take 1 / n_features instead."""
+    X = rng.standard_normal((7, 3))
+    assert_array_equal(ours(X), ours(X, gamma=1.0))
+    if theirs is not None:
+        assert_allclose(ours(X), theirs(X, gamma=1.0, coef0=1.0) if "coef0" in
+                        theirs.__code__.co_varnames else theirs(X, gamma=1.0), rtol=1e-12)
+        assert not np.allclose(ours(X), theirs(X))
 
 
 @pytest.mark.parametrize("ours, theirs, params", SKLEARN)

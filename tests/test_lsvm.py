@@ -98,7 +98,7 @@ def test_smw_path_equals_code_3_with_the_linear_kernel():
     G = np.hstack([X, -np.ones((len(y), 1))])
     a = lsvm_linear(X, y, 10.0, itmax=500, tol=1e-9)
     b = lsvm_kernel(G @ G.T, y, 10.0, itmax=500, tol=1e-9)
-    assert a.it == b.it
+    assert a.n_iter == b.n_iter
     assert_allclose(a.u, b.u, rtol=1e-7, atol=1e-10)
 
 
@@ -120,7 +120,7 @@ def test_authors_defaults_and_convergence_rate():
         # tol = 1e-12 lies below this problem's rounding floor (a few eps ||u||, where the
         # exact value depends on the machine): the iteration stops there, as converged
         r = lsvm_linear(X, y, 1000.0, itmax=10000, tol=1e-12, return_history=True)
-    assert r.converged and r.at_floor and r.it < 1000
+    assert r.converged and r.at_floor and r.n_iter < 1000
     assert r.opt <= 1e3 * np.finfo(float).eps * np.linalg.norm(r.u)
     # above the floor ||u^{i+1} - u^i|| falls at every step, and on average no slower than
     # the contraction factor ||I - alpha Q^{-1}|| of the paper's proof
@@ -129,7 +129,7 @@ def test_authors_defaults_and_convergence_rate():
     assert k > 100 and np.all(h[1 : k + 1] < h[:k])
     rate = np.linalg.norm(np.eye(len(y)) - (1.9 / 1000.0) * np.linalg.inv(Q), 2)
     assert (h[k] / h[0]) ** (1.0 / k) <= rate
-    clf = LagrangianSVC().fit(X, y)
+    clf = LagrangianSVC(solver="fixed-point").fit(X, y)  # the authors' defaults
     assert clf.nu_ == pytest.approx(1 / len(y)) and clf.alpha_ == pytest.approx(1.9 * len(y))
 
 
@@ -137,7 +137,7 @@ def test_a_reachable_tol_is_met_and_itmax_still_warns():
     X, y, H, Q = problem(nu=1000.0)
     r = lsvm_linear(X, y, 1000.0, itmax=10000, tol=1e-8)
     assert r.converged and not r.at_floor and r.opt <= 1e-8
-    with pytest.warns(ConvergenceWarning, match="raise itmax or tol"):
+    with pytest.warns(ConvergenceWarning, match="raise itmax"):
         short = lsvm_linear(X, y, 1000.0, itmax=50, tol=1e-14)
     assert not short.converged and not short.at_floor
 
@@ -189,9 +189,9 @@ def test_inputs_are_not_modified():
 
 def test_itmax_warns():
     X, y, H, Q = problem(nu=1000.0)
-    with pytest.warns(ConvergenceWarning, match="raise itmax or tol"):
+    with pytest.warns(ConvergenceWarning, match="raise itmax"):
         r = lsvm_linear(X, y, 1000.0, itmax=3)
-    assert r.it == 3 and not r.converged
+    assert r.n_iter == 3 and not r.converged
 
 
 @pytest.mark.parametrize(
@@ -207,7 +207,11 @@ def test_itmax_warns():
         (lambda X, y: lsvm_kernel(np.ones((3, 4)), y[:3]), "must be square"),
         (lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(X * 3, y), "Mercer"),
         (lambda X, y: LagrangianSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y), "Mercer"),
-        (lambda X, y: LagrangianSVC(nu=2.0, alpha=1.5).fit(X, y), r"alpha must lie in \(0, 2/nu\)"),
+        (lambda X, y: LagrangianSVC(nu=2.0, alpha=1.5, solver="fixed-point").fit(X, y),
+         r"alpha must lie in \(0, 2/nu\)"),
+        (lambda X, y: LagrangianSVC(alpha=1.5).fit(X, y), "the Newton method, which has none"),
+        (lambda X, y: LagrangianSVC(solver="pdas").fit(X, y), "solver must be one of"),
+        (lambda X, y: LagrangianSVC(max_iter=0).fit(X, y), "max_iter must be an integer >= 1"),
         (lambda X, y: LagrangianSVC().fit(X, np.arange(len(y)) % 3), "exactly two classes, got 3"),
     ],
 )
@@ -236,7 +240,7 @@ def test_newton_linear_equals_the_fixed_point_and_the_dual(nu, seed):
     X, y = make_noisy_2d(150, seed=seed)
     X = np.hstack([X, rng.normal(size=(150, 2))])
     r = lsvm_linear_newton(frozen(X), frozen(y), nu)
-    assert r.converged and r.it <= 20
+    assert r.converged and r.n_iter <= 20
     G = np.hstack([X, -np.ones((150, 1))])
     Q = np.eye(150) / nu + (y[:, None] * G) @ (y[:, None] * G).T
     g = Q @ r.u - 1.0
@@ -255,7 +259,7 @@ def test_newton_kernel_equals_the_fixed_point_on_the_checkerboard(nu):
     G = np.hstack([X, -np.ones((300, 1))])
     K = kernels.rbf_kernel(G, gamma=10.0)
     r = lsvm_kernel_newton(frozen(K), frozen(y), nu)
-    assert r.converged and r.it <= 30
+    assert r.converged and r.n_iter <= 30
     fp = lsvm_kernel(K, y, nu, itmax=100000, tol=1e-10)
     assert fp.converged
     np.testing.assert_allclose(r.u, fp.u, atol=1e-7 * max(1.0, np.abs(fp.u).max()))
@@ -264,16 +268,16 @@ def test_newton_kernel_equals_the_fixed_point_on_the_checkerboard(nu):
 def test_newton_estimator_matches_the_fixed_point_estimator():
     X, y = make_checkerboard(200, seed=1)
     labels = np.where(y > 0, "black", "white")
-    a = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, solver="newton").fit(X, labels)
-    b = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, tol=1e-10, max_iter=100000).fit(X, labels)
+    a = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0).fit(X, labels)  # 'auto': Newton
+    fixed = dict(solver="fixed-point", tol=1e-10, max_iter=100000)
+    b = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, **fixed).fit(X, labels)
     np.testing.assert_allclose(a.u_, b.u_, atol=1e-6)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
-    assert a.n_iter_ < 20 < b.n_iter_
-    lin = LagrangianSVC(nu=10.0, solver="newton").fit(X, labels)
-    ref = LagrangianSVC(nu=10.0, tol=1e-11, max_iter=100000).fit(X, labels)
+    assert a.solver_ == "newton" and b.solver_ == "fixed-point"
+    assert a.n_iter_ < 20 < b.n_iter_ and a.converged_ and b.converged_
+    lin = LagrangianSVC(nu=10.0).fit(X, labels)
+    ref = LagrangianSVC(nu=10.0, **{**fixed, "tol": 1e-11}).fit(X, labels)
     np.testing.assert_allclose(lin.coef_, ref.coef_, atol=1e-7)
-    with pytest.raises(ValueError, match="solver"):
-        LagrangianSVC(solver="pdas").fit(X, labels)
 
 
 def test_newton_warns_when_it_runs_out_of_steps():

@@ -102,9 +102,9 @@ def test_cg_agrees_with_direct_to_its_tolerance(rng, lam, tol):
     # the bias elimination combines two solutions and can amplify that by a few
     err = np.abs(np.append(g.c - d.c, g.b - d.b)).max() / np.abs(np.append(d.c, d.b)).max()
     assert err <= 10 * kappa * tol
-    assert g.residuals.shape == (g.n_iter + 1, 2)
-    assert g.residuals[-1].max() <= tol
-    assert g.residuals[0].tolist() == [1.0, 1.0]
+    assert g.history.shape == (g.n_iter + 1, 2)
+    assert g.history[-1].max() <= tol
+    assert g.history[0].tolist() == [1.0, 1.0]
 
 
 def test_cg_is_exact_in_at_most_n_steps_on_few_eigenvalues():

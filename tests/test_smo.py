@@ -81,11 +81,12 @@ def test_matches_libsvm(data, kernel, C):
     theirs = dual_objective(libsvm_multipliers(ref, len(y)), K, y)
     assert abs(ours.dual_objective_ - theirs) <= 1e-6 * abs(theirs)
     assert_array_equal(ours.predict(X), ref.predict(X))
-    if (data, kernel) == ("breast cancer", "linear") and C >= 10:
-        # A degenerate optimum where libsvm's (w, b) is the less accurate one:
-        # there the decision values differ by 2e-4 and the duality gaps decide.
-        assert duality_gap(ours, K, y, C) < duality_gap(ref, K, y, C) / 10
-    else:
+    # Our (w, b) solves the primal: the duality gap is bounded by the KKT tolerance.
+    gap = duality_gap(ours, K, y, C)  # >= 0 up to the rounding of two sums of size |theirs|
+    assert -1e-12 * abs(theirs) <= gap <= gap_bound(len(y), C, 1e-6)
+    if (data, kernel) != ("breast cancer", "linear") or C < 10:
+        # (On breast cancer with the linear kernel and C >= 10 the optimum is
+        # degenerate: (w, b) is not unique to 1e-4, and only the gap is compared.)
         assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-4)
 
 
@@ -99,20 +100,24 @@ def duality_gap(model, K, y, C):
     return primal - dual_objective(alpha, K, y)
 
 
-def test_where_libsvm_is_less_accurate_our_duality_gap_is_smaller():
-    """Breast cancer, linear kernel, C = 100: the dual optimum is degenerate and
-    libsvm's w and b leave a duality gap of about 5e-2, ours of about 4e-7, so
-    decision values differ by 1.5e-3 although the dual objectives agree."""
+def gap_bound(n, C, tol):
+    """At multipliers that meet the KKT conditions to ``tol`` (libsvm's test), with
+    ``b`` between ``max_{I_up} F`` and ``min_{I_low} F``, every point adds at most
+    ``2 C tol`` to the duality gap ``sum_i (C xi_i - lambda_i (1 - y_i f_i))``."""
+    return 2.0 * n * C * tol
+
+
+def test_the_duality_gap_closes_on_a_degenerate_optimum():
+    """Breast cancer, linear kernel, C = 100: the dual optimum is degenerate, so
+    (w, b) is not pinned down by the dual objective; the duality gap of ours is
+    bounded by the tolerance, measured both in feature space and with explicit w."""
     X, y = DATA["breast cancer"]
-    C = 100.0
-    ours = SoftMarginSVC(C=C, kernel="linear", tol=1e-8).fit(X, y)
-    ref = SVC(C=C, kernel="linear", tol=1e-8).fit(X, y)
-    gaps = [duality_gap(model, X @ X.T, y, C) for model in (ours, ref)]
-    assert 0 <= gaps[0] < 1e-5 < gaps[1]
-    # the same gap through the explicit w of the primal
-    w = ours.dual_coef_[0] @ X[ours.support_]
-    explicit = primal_objective(w, ours.intercept_[0], X, y, C) - ours.dual_objective_
-    assert explicit == pytest.approx(gaps[0], abs=1e-8)
+    C, tol = 100.0, 1e-8
+    ours = SoftMarginSVC(C=C, kernel="linear", tol=tol).fit(X, y)
+    gap = duality_gap(ours, X @ X.T, y, C)
+    assert ours.converged_ and 0 <= gap <= gap_bound(len(y), C, tol)
+    explicit = primal_objective(ours.coef_[0], ours.intercept_[0], X, y, C) - ours.dual_objective_
+    assert explicit == pytest.approx(gap, abs=1e-8)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -199,12 +204,12 @@ def test_selection_rules_reach_the_same_optimum():
     assert second.n_iter < mvp.n_iter
 
 
-def test_trace_rises_monotonically_to_the_objective():
+def test_history_rises_monotonically_to_the_objective():
     X, y = DATA["noisy 2-D"]
-    r = smo(kernels.rbf_kernel(X, gamma=0.5), y, 1.0, tol=1e-6, trace=True)
-    assert r.trace[0] == 0.0 and len(r.trace) == r.n_iter + 1
-    assert np.all(np.diff(r.trace) >= -1e-12)
-    assert r.trace[-1] == pytest.approx(r.objective, rel=1e-10)
+    r = smo(kernels.rbf_kernel(X, gamma=0.5), y, 1.0, tol=1e-6, return_history=True)
+    assert r.history[0] == 0.0 and len(r.history) == r.n_iter + 1
+    assert np.all(np.diff(r.history) >= -1e-12)
+    assert r.history[-1] == pytest.approx(r.objective, rel=1e-10)
 
 
 def test_prediction_from_support_vectors_alone_equals_the_full_sum(rng):
@@ -274,11 +279,11 @@ def test_inputs_are_not_modified():
         (lambda X, y: SoftMarginSVC(kernel="precomputed").fit(X, y), "must be square"),
         (
             lambda X, y: SoftMarginSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y),
-            "not symmetric positive semi-definite",
+            "not positive semi-definite",
         ),
         (
             lambda X, y: SoftMarginSVC(kernel=lambda A, B: -A @ B.T).fit(X, y),
-            "not symmetric positive semi-definite",
+            "not positive semi-definite",
         ),
         (lambda X, y: smo(np.eye(len(y) + 1), y), "labels"),
         (lambda X, y: primal_qp(X, y, C=0.0), "C must be > 0"),
