@@ -8,9 +8,9 @@ ksvm is faster).  Not a test: nothing here asserts a time.
 """
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of, blas_setting
 from sklearn.metrics import pairwise
 
 from ksvm import kernels
@@ -23,26 +23,18 @@ PAIRS = {
 }
 
 
-def best_time(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
+    print(f"BLAS: {blas_setting()}")
     print(f"{'kernel':8} {'n':>6} {'d':>4} {'ksvm [ms]':>10} {'sklearn [ms]':>13} {'ratio':>6}")
     for n, d in [(1000, 10), (3000, 50), (5000, 100)]:
         X = rng.standard_normal((n, d))
         for name, (ours, theirs, params) in PAIRS.items():
-            t_ours = best_time(lambda: ours(X, **params), args.repeat)
-            t_theirs = best_time(lambda: theirs(X, **params), args.repeat)
+            t_ours = best_of(args.repeat, lambda: ours(X, **params))[0]
+            t_theirs = best_of(args.repeat, lambda: theirs(X, **params))[0]
             print(f"{name:8} {n:6d} {d:4d} {1e3 * t_ours:10.1f} {1e3 * t_theirs:13.1f} {t_ours / t_theirs:6.2f}")
 
 

@@ -23,13 +23,11 @@ a test: nothing is asserted.
 
 import argparse
 import json
-import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _timing import in_fresh_process, peak_rss_bytes
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lsvm.json"
 
@@ -41,7 +39,7 @@ def run_linear(solver, m, nu_times_m, seed):
     from ksvm.datasets import make_linear_large
     from ksvm.lsvm import lsvm_linear
 
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    before = peak_rss_bytes()
     X, y, w_true, b_true = make_linear_large(m, 10, return_coef=True, seed=seed)
     # test points from the same hyperplane and noise level as the training set
     rng = np.random.default_rng(seed + 1)
@@ -51,7 +49,7 @@ def run_linear(solver, m, nu_times_m, seed):
     start = time.perf_counter()
     if solver == "lsvm":
         r = lsvm_linear(X, y, nu, itmax=1000, tol=1e-5)
-        w, b, it = r.w, -r.gamma, r.it
+        w, b, it = r.w, -r.gamma, r.n_iter
     else:
         clf = LinearSVC(
             C=nu / 2, loss="squared_hinge", dual=(solver == "liblinear-dual"), tol=1e-5,
@@ -59,7 +57,7 @@ def run_linear(solver, m, nu_times_m, seed):
         ).fit(X, y)
         w, b, it = clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = peak_rss_bytes()
     accuracy = float(np.mean(np.where(X_test @ w + b >= 0, 1, -1) == y_test))
     return {
         "solver": solver, "m": m, "seconds": seconds, "iterations": it, "accuracy": accuracy,
@@ -81,7 +79,7 @@ def run_kernel(solver, m, seed):
     if solver == "lsvm":
         r = lsvm_kernel(kernels.rbf_kernel(X, gamma=gamma), y, nu, itmax=100_000, tol=1e-5)
         f = kernels.rbf_kernel(X_test, X, gamma=gamma) @ (y * r.u)
-        it = r.it
+        it = r.n_iter
     else:
         clf = SVC(C=nu / 2, kernel="rbf", gamma=gamma, tol=1e-3).fit(X, y)
         f = clf.decision_function(X_test)
@@ -92,12 +90,10 @@ def run_kernel(solver, m, seed):
 
 
 def in_subprocess(kind, *args):
-    code = (
-        "import json, sys; sys.path.insert(0, %r); import bench_lsvm as b; "
-        "print(json.dumps(b.run_%s(*%r)))" % (str(Path(__file__).parent), kind, args)
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = in_fresh_process("bench_lsvm", f"run_{kind}", args)
+    if "failed" in result:
+        raise RuntimeError(result["failed"])
+    return result
 
 
 def main():

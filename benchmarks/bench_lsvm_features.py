@@ -60,14 +60,12 @@ import argparse
 import json
 import os
 import platform
-import resource
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from _timing import in_fresh_process, peak_rss_bytes
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lsvm_features.json"
 GAMMA = 100.0
@@ -88,10 +86,6 @@ FAMILIES = {
 #: ours / scikit-learn's, on the same features
 PAIRS = [("nystroem+lsvm", "sklearn-nystroem+linearsvc"), ("rff+lsvm", "sklearn-rbfsampler+linearsvc")]
 PREDICT_BLOCK = 10_000
-
-
-def _rss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
 
 
 def _transformer(method, D, seed):
@@ -119,7 +113,7 @@ def run(method, m, D, nu_times_m, seed, n_test):
     from ksvm.lsvm import lsvm_kernel_newton, lsvm_linear, lsvm_linear_newton
 
     warnings.simplefilter("ignore", ConvergenceWarning)  # reported as "converged" instead
-    before = _rss()
+    before = peak_rss_bytes()
     X, y = make_checkerboard(m, seed=seed)
     X_test, y_test = make_checkerboard(n_test, seed=seed + 1)
     nu = nu_times_m / m
@@ -134,8 +128,8 @@ def run(method, m, D, nu_times_m, seed, n_test):
             r = lsvm_kernel_newton(K, y, nu)
             del K
             record["time_solve"] = time.perf_counter() - start - record["time_features"]
-            record["iterations"], record["converged"] = r.it, bool(r.converged)
-            peak_fit = _rss()
+            record["iterations"], record["converged"] = r.n_iter, bool(r.converged)
+            peak_fit = peak_rss_bytes()
             t0 = time.perf_counter()
             sv = r.u > 0
             for s in range(0, n_test, PREDICT_BLOCK):
@@ -147,7 +141,7 @@ def run(method, m, D, nu_times_m, seed, n_test):
             clf = SVC(C=nu / 2, kernel="rbf", gamma=GAMMA).fit(X, y)
             record["time_solve"] = time.perf_counter() - start
             record["iterations"], record["converged"] = int(clf.n_iter_[0]), True
-            peak_fit = _rss()
+            peak_fit = peak_rss_bytes()
             t0 = time.perf_counter()
             for s in range(0, n_test, PREDICT_BLOCK):
                 scores[s : s + PREDICT_BLOCK] = clf.decision_function(X_test[s : s + PREDICT_BLOCK])
@@ -169,9 +163,9 @@ def run(method, m, D, nu_times_m, seed, n_test):
             else:
                 r = lsvm_linear(Phi, y, nu, itmax=10_000, tol=1e-5)
             w, gamma = r.w, r.gamma
-            record["iterations"], record["converged"] = r.it, bool(r.converged)
+            record["iterations"], record["converged"] = r.n_iter, bool(r.converged)
         record["time_solve"] = time.perf_counter() - start - record["time_features"]
-        peak_fit = _rss()
+        peak_fit = peak_rss_bytes()
         slack = np.maximum(0.0, 1.0 - y * (Phi @ w - gamma))  # (7), outside the timings
         record["objective"] = float(nu / 2 * (slack @ slack) + (w @ w + gamma * gamma) / 2)
         del Phi, slack
@@ -184,24 +178,15 @@ def run(method, m, D, nu_times_m, seed, n_test):
     record["time_fit"] = record["time_features"] + record["time_solve"]
     record["accuracy"] = float(np.mean(np.where(scores >= 0, 1, -1) == y_test))
     record["peak_fit_rss_bytes"] = peak_fit - before
-    record["peak_rss_bytes"] = _rss() - before
+    record["peak_rss_bytes"] = peak_rss_bytes() - before
     return record
 
 
 def in_subprocess(*args, threads=None):
-    code = (
-        "import json, sys; sys.path.insert(0, %r); import bench_lsvm_features as b; "
-        "print(json.dumps(b.run(*%r)))" % (str(Path(__file__).parent), args)
-    )
-    env = dict(os.environ)
-    if threads:
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[var] = str(threads)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        print(out.stderr[-2000:], file=sys.stderr)
-        return {"method": args[0], "m": args[1], "D": args[2], "failed": out.stderr[-500:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = in_fresh_process("bench_lsvm_features", "run", args, threads=threads)
+    if "failed" in result:
+        return {"method": args[0], "m": args[1], "D": args[2], **result}
+    return result
 
 
 def print_row(r):

@@ -19,29 +19,23 @@ solver).  Not a test: nothing is asserted.
 
 import argparse
 import json
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of, blas_setting, blas_threads
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from threadpoolctl import threadpool_limits
 
 from ksvm import kernels
 from ksvm.datasets import make_checkerboard
-from ksvm.lsvm import lsvm_kernel, lsvm_kernel_newton
+from ksvm.lsvm import augment, lsvm_kernel, lsvm_kernel_newton
 
 GAMMA = 100.0
 RESULTS = Path(__file__).resolve().parent / "results" / "lsvm_newton.json"
 
 
-def augment(Z):
-    return np.hstack([Z, -np.ones((len(Z), 1))])
-
-
 def lsvm(solver, X, y, X_test, nu, itmax):
-    start = time.perf_counter()
     G = augment(X)
     K = kernels.rbf_kernel(G, gamma=GAMMA)
     if solver == "newton":
@@ -52,19 +46,12 @@ def lsvm(solver, X, y, X_test, nu, itmax):
             r = lsvm_kernel(K, y, nu, itmax=itmax, tol=1e-5)
     support = np.flatnonzero(y * (K @ (y * r.u)) < 1)  # as LagrangianSVC.support_
     f = kernels.rbf_kernel(augment(X_test), G[support], gamma=GAMMA) @ (y * r.u)[support]
-    return time.perf_counter() - start, r, f
+    return r, f
 
 
 def svc(X, y, X_test, nu):
-    start = time.perf_counter()
     model = SVC(C=nu / 2, kernel="rbf", gamma=GAMMA, tol=1e-3).fit(X, y)
-    f = model.decision_function(X_test)
-    return time.perf_counter() - start, model, f
-
-
-def best_of(repeat, run):
-    runs = [run() for _ in range(repeat)]
-    return min(r[0] for r in runs), runs[0][1], runs[0][2]
+    return model, model.decision_function(X_test)
 
 
 def main():
@@ -86,37 +73,40 @@ def main():
     print(f"{'m':>5} {'nu':>6} | {'fixed pt [s]':>12} {'iter':>6} {'acc':>6} | {'Newton [s]':>10} "
           f"{'iter':>4} {'acc':>6} | {'SVC [s]':>7} {'acc':>6} | {'max |du|/u':>10} "
           f"{'Newton/SVC':>10} {'fixed/Newton':>12}", flush=True)
-    with threadpool_limits(limits=args.threads):
+    with blas_threads(args.threads):
+        print(f"BLAS: {blas_setting()}")
         for m in args.sizes:
             X, y = make_checkerboard(m, seed=0)
             for nu in args.nu:
                 run_fp = m * nu <= args.fixed_point_limit
                 if run_fp:
-                    t_fp, fp, f_fp = lsvm("fixed-point", X, y, X_test, nu, args.fixed_point_itmax)
-                t_nt, nt, f_nt = best_of(args.repeat, lambda: lsvm("newton", X, y, X_test, nu, 0))
-                t_svc, model, f_svc = best_of(args.repeat, lambda: svc(X, y, X_test, nu))
+                    t_fp, (fp, f_fp) = best_of(
+                        1, lambda: lsvm("fixed-point", X, y, X_test, nu, args.fixed_point_itmax)
+                    )
+                t_nt, (nt, f_nt) = best_of(args.repeat, lambda: lsvm("newton", X, y, X_test, nu, 0))
+                t_svc, (model, f_svc) = best_of(args.repeat, lambda: svc(X, y, X_test, nu))
 
                 def acc(f):
                     return float(np.mean(np.where(f >= 0, 1, -1) == y_test))
 
                 record = {
                     "m": m, "nu": nu,
-                    "fixed_point": {"seconds": t_fp, "iterations": fp.it, "converged": fp.converged,
+                    "fixed_point": {"seconds": t_fp, "iterations": fp.n_iter, "converged": fp.converged,
                                     "accuracy": acc(f_fp),
                                     "max_du_relative": float(np.abs(fp.u - nt.u).max() / nt.u.max())}
                     if run_fp else None,
-                    "newton": {"seconds": t_nt, "iterations": nt.it, "accuracy": acc(f_nt),
+                    "newton": {"seconds": t_nt, "iterations": nt.n_iter, "accuracy": acc(f_nt),
                                "support_vectors": int(np.sum(nt.u > 0))},
                     "svc": {"seconds": t_svc, "accuracy": acc(f_svc),
                             "support_vectors": int(model.support_.size)},
                 }
                 records.append(record)
                 if run_fp:
-                    fixed = (f"{t_fp:12.2f} {fp.it:6d} {acc(f_fp):6.4f}", f"{t_fp / t_nt:12.1f}",
+                    fixed = (f"{t_fp:12.2f} {fp.n_iter:6d} {acc(f_fp):6.4f}", f"{t_fp / t_nt:12.1f}",
                              f"{record['fixed_point']['max_du_relative']:10.1e}")
                 else:
                     fixed = (f"{'-':>12} {'-':>6} {'-':>6}", f"{'-':>12}", f"{'-':>10}")
-                print(f"{m:5d} {nu:6g} | {fixed[0]} | {t_nt:10.2f} {nt.it:4d} {acc(f_nt):6.4f} | "
+                print(f"{m:5d} {nu:6g} | {fixed[0]} | {t_nt:10.2f} {nt.n_iter:4d} {acc(f_nt):6.4f} | "
                       f"{t_svc:7.2f} {acc(f_svc):6.4f} | {fixed[2]} {t_nt / t_svc:10.2f} {fixed[1]}",
                       flush=True)
     args.output.parent.mkdir(exist_ok=True)

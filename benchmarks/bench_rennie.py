@@ -20,24 +20,15 @@ measured in this run.  Not a test: nothing is asserted.
 """
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import LogisticRegression
 
 from ksvm import KernelLogisticRegression, RLSClassifier
 from ksvm.datasets import make_noisy_2d
 from ksvm.kernels import n_polynomial_features, polynomial_feature_map
-
-
-def best_of(repeat, fit):
-    best, model = np.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        model = fit()
-        best = min(best, time.perf_counter() - start)
-    return best, model
 
 
 def bench_rlsc(sizes, lam, gamma, repeat):

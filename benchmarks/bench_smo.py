@@ -10,23 +10,14 @@ ratio ksvm / libsvm measured in this run.  Not a test: nothing is asserted.
 """
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 from sklearn.svm import SVC
 
 from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import make_noisy_2d
 from ksvm.smo import dual_objective
-
-
-def best_of(repeat, fit):
-    best, model = np.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        model = fit()
-        best = min(best, time.perf_counter() - start)
-    return best, model
 
 
 def main():

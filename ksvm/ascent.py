@@ -52,7 +52,6 @@ from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import (
-    check_finite_real,
     check_gram_labels,
     check_integer,
     check_matrix,

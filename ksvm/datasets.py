@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits
 
-from ._validation import check_finite_real, check_integer, check_matrix, encode_binary_labels
+from ._validation import check_finite_real, check_integer, check_matrix
 from .primal import is_linearly_separable
 
 __all__ = [

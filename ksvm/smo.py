@@ -360,7 +360,9 @@ def smo(
     converged = bool(gap <= tol)
     if not converged:
         hint = (
-            " With C = inf (hard margin) the data may not be separable in feature space: use a finite C."
+            " With C = inf (hard margin) the data may not be separable in feature space, or "
+            "only with a margin so thin that the multipliers grow without end: use a finite C "
+            "(SoftMarginSVC) or a narrower kernel (a larger gamma)."
             if not np.isfinite(C)
             else ""
         )

@@ -12,6 +12,16 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The edit-test loop, `pytest -m "not slow"`, leaves out what takes minutes in all:
+    the chapters and the assignment solutions under nbval, and the grader's tests,
+    which run notebooks in fresh kernels.  (Single slow unit tests carry the mark.)"""
+    for item in items:
+        path = str(item.path)
+        if path.endswith(".ipynb") or "test_assignments" in path or "test_grader" in path:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261121)

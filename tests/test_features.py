@@ -291,6 +291,7 @@ def checkerboard_exact():
     ],
     ids=["nystroem-300", "rff-1000"],
 )
+@pytest.mark.slow
 def test_lsvm_on_features_is_as_accurate_as_the_exact_kernel(checkerboard_exact, transformer, slack):
     X, y, X_test, y_test, gamma, nu, exact = checkerboard_exact
     assert exact > 0.95

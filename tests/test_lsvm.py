@@ -327,6 +327,7 @@ def test_newton_kernel_ends_where_plain_newton_cycles():
     np.testing.assert_allclose(r.u, _dual_reference(Q), atol=1e-4 * r.u.max())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_newton_kernel_warm_start_changes_the_path_not_the_answer(seed):
     X, y = make_checkerboard(1200, seed=seed)

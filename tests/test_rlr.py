@@ -25,12 +25,17 @@ PRECOMPUTED_XFAIL_PROBA = {
     [
         KernelLogisticRegression(),
         KernelLogisticRegression(kernel="linear", lam=0.1),
-        KernelLogisticRegression(kernel="rbf", solver="lbfgs"),
         KernelLogisticRegression(kernel="precomputed"),
     ],
     expected_failed_checks=lambda est: PRECOMPUTED_XFAIL_PROBA if est.kernel == "precomputed" else {},
 )
 def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # L-BFGS needs a few hundred steps per fit: about 3 minutes in all
+@parametrize_with_checks([KernelLogisticRegression(kernel="rbf", solver="lbfgs")])
+def test_sklearn_compatible_lbfgs(estimator, check):
     check(estimator)
 
 
@@ -87,6 +92,7 @@ def test_linear_kernel_is_logistic_regression_newton(lam):
     assert r.b == pytest.approx(ref.intercept_[0], abs=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("lam", [1.0, 10.0])
 def test_linear_kernel_is_logistic_regression_lbfgs(lam):
@@ -111,6 +117,7 @@ def test_estimator_linear_kernel_matches_logistic_regression(rng):
     assert clf.classes_.tolist() == ref.classes_.tolist()
 
 
+@pytest.mark.slow
 def test_three_solvers_reach_the_same_minimum(rng):
     _, y, K = _problem(rng, n=30)
     lam = 0.5

@@ -50,6 +50,7 @@ def test_direct_solves_the_bordered_system(rng, kernel, lam):
     assert abs(r.c.sum()) <= 1e-9 * np.abs(r.c).sum()  # the missing equation 1'c = 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lam", [1e-2, 1.0])
 def test_direct_minimises_the_objective(rng, lam):
     """The bordered system's solution beats every perturbation of (6), and BFGS finds it."""

@@ -107,6 +107,7 @@ def gap_bound(n, C, tol):
     return 2.0 * n * C * tol
 
 
+@pytest.mark.slow
 def test_the_duality_gap_closes_on_a_degenerate_optimum():
     """Breast cancer, linear kernel, C = 100: the dual optimum is degenerate, so
     (w, b) is not pinned down by the dual objective; the duality gap of ours is
