@@ -3,17 +3,21 @@
 Modules
 -------
 kernels
-    Standard kernels, the rules that build kernels, the explicit polynomial map.
+    Standard kernels, the rules that build kernels, the explicit polynomial map, and
+    the registry of kernel names the estimators take.
 mercer
-    Mercer's condition checked on a Gram matrix.
+    Mercer's condition checked on a Gram matrix; the PSD tests the solvers use.
 datasets
     Seeded generators and the bundled real sets, labels in {-1, +1}.
 base
-    What every estimator shares: kernel names to Gram functions, two-class labels.
+    The contract every estimator keeps (fitted attributes, decision function, one table
+    of hyper-parameters validated before any work).
+report
+    The chapters' printed claims: bounds checked before they are printed.
 smo
     SMO for the soft-margin SVM dual, and the estimator SoftMarginSVC.
 primal
-    The primal QP and the hinge form, solved directly (small problems).
+    The primal QP and the hinge form, solved directly (small problems); separability by LP.
 lsvm
     The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels),
     and an exact active-set Newton solver for the same dual.
@@ -28,7 +32,7 @@ rlr
     Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
 """
 
-from . import ascent, base, datasets, features, kernels, lsvm, mercer, primal, rlr, rlsc, smo
+from . import ascent, base, datasets, features, kernels, lsvm, mercer, primal, report, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -48,6 +52,7 @@ __all__ = [
     "lsvm",
     "mercer",
     "primal",
+    "report",
     "rlr",
     "rlsc",
     "smo",
