@@ -85,15 +85,26 @@ def below(value, limit):
     --------
     >>> below(3.2e-15, 1e-12)
     '< 1e-12'
+    >>> below(2e-6, 1e-4), below(0.3, 0.5)
+    ('< 1e-4', '< 0.5')
     >>> below(0.02, 1e-2)
     Traceback (most recent call last):
     ...
-    AssertionError: the claim '< 0.01' fails: the value is 0.02
+    AssertionError: the claim '< 1e-2' fails: the value is 0.02
     """
-    value = float(value)
+    value, text = float(value), _limit_text(limit)
     if not value < limit:
-        raise AssertionError(f"the claim '< {limit:g}' fails: the value is {value:.3g}")
-    return f"< {limit:g}"
+        raise AssertionError(f"the claim '< {text}' fails: the value is {value:.3g}")
+    return f"< {text}"
+
+
+def _limit_text(limit):
+    """A power of ten below 1 as ``1e-5``; any other limit as ``:g`` prints it."""
+    if 0 < limit < 1:
+        exponent = round(np.log10(limit))
+        if limit == 10.0**exponent:
+            return f"1e{exponent}"
+    return f"{limit:g}"
 
 
 def fixed(value, digits=4):

@@ -21,6 +21,12 @@ def test_below_prints_the_bound_not_the_value(value):
     assert below(value, 1e-12) == "< 1e-12"
 
 
+@pytest.mark.parametrize(("limit", "text"), [(1e-5, "< 1e-5"), (1e-4, "< 1e-4"), (0.1, "< 1e-1"),
+                                             (0.05, "< 0.05"), (1.0, "< 1"), (2e-8, "< 2e-08")])
+def test_below_writes_powers_of_ten_one_way(limit, text):
+    assert below(0.0, limit) == text
+
+
 @pytest.mark.parametrize("value", [1e-12, 2e-12, np.inf, np.nan])
 def test_below_fails_when_the_claim_does(value):
     with pytest.raises(AssertionError, match="the claim '< 1e-12' fails"):
