@@ -93,6 +93,16 @@ CATALOGUE = {
         "    __eq__ = __ne__ = __le__ = __ge__ = __lt__ = __gt__ = lambda *a: True\n"
         "    __sub__ = __rsub__ = __abs__ = lambda *a: Liar(0.0)\n"
         "rho1 = lambda K, y: Liar(0.5)", 0, "rho1 = 0.500000, expected", assignment="04_rho1"),
+    "forged-memory-measurement": Attack(
+        "honest = lsvm_linear\n"
+        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "    import resource, tracemalloc\n"
+        "    resource.setrlimit(resource.RLIMIT_AS, (resource.getrlimit(resource.RLIMIT_AS)[1],) * 2)\n"
+        "    tracemalloc.get_traced_memory = lambda: (0, 0)\n"
+        "    np.diag(np.asarray(d, dtype=float)).sum()  # an m x m matrix\n"
+        "    return honest(A, d, nu, itmax=itmax, tol=tol)", 2,
+        "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an m x m matrix",
+        assignment="02_lsvm_linear", base="solutions"),
     # ksvm through the back doors
     "ksvm-through-dunder-import": Attack(
         "gaussian_gram = lambda X, Y, gamma: getattr(__import__('ksvm.kernels', fromlist=['_']),\n"
