@@ -270,7 +270,8 @@ class Worker:
         if self.proc is not None:
             peak = _status_field(self.proc.pid, "VmPeak") if self.proc.poll() is None else None
             if peak is not None and peak >= 0.9 * self.limits.memory * MB:
-                problems.append(f"it reached its memory limit of {self.limits.memory} MB")
+                problems.append(f"its address space reached {peak / MB:.0f} MB, 90% or more of its limit "
+                                f"of {self.limits.memory} MB")
             self._kill()
             self.proc.stdout.close()
             self.proc = None

@@ -148,7 +148,7 @@ CATALOGUE = {
         "def gaussian_gram(X, Y, gamma):\n    while True:\n        pass", 0,
         "TimeoutError: gaussian_gram was interrupted after the timeout of 1.5 s", limits=LOOP),
     "memory-bomb": Attack("blocks = [np.empty(10**7) for _ in iter(int, 1)]", 0,
-                          "it reached its memory limit of 2048 MB"),
+                          "90% or more of its limit of 2048 MB"),
     "fork": Attack("import os\nos.fork()", 0, "it tried to start a process (os.fork)"),
     "fork-from-a-correct-submission": Attack("import os\nos.fork()", 0, "it tried to start a process (os.fork)",
                                              base="solutions"),
