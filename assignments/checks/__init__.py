@@ -29,7 +29,7 @@ import numpy as np
 from assignments.wire import decode, encode, read_exception, typename
 
 __all__ = ["Call", "Check", "Outcome", "SubmissionError", "call", "check", "close", "for_assignment",
-           "relative_error", "typename"]
+           "parts", "relative_error", "typename", "vector_and_number"]
 
 #: The assignments, by the name in their notebook's metadata, and the module of their checks.
 MODULES = {
@@ -237,3 +237,25 @@ def close(a, b, tol=1e-9):
     """Same shape, and `relative_error` at most ``tol``."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return a.shape == b.shape and relative_error(a, b) <= tol
+
+
+def parts(out, k, what):
+    """``out`` if it is a tuple of ``k`` parts; else AssertionError '{what}, got <type>'."""
+    if not (isinstance(out, tuple) and len(out) == k):
+        raise AssertionError(f"{what}, got {typename(out)}")
+    return out
+
+
+def vector_and_number(vector, number, n, names, stacked, where=""):
+    """A vector of ``n`` floats and a number, the two parts of an answer named ``names``.
+
+    A vector of n + 1 entries fails with the message ``stacked`` (the number stacked onto it).
+    """
+    vector = np.asarray(vector, dtype=float)
+    if vector.shape == (n + 1,):
+        raise AssertionError(stacked)
+    if vector.shape != (n,):
+        raise AssertionError(f"{names[0]} must be a vector of shape ({n},), got shape {vector.shape}{where}")
+    if np.ndim(number) != 0:
+        raise AssertionError(f"{names[1]} must be a number, got an array of shape {np.shape(number)}{where}")
+    return vector, number

@@ -21,6 +21,16 @@ def check_block(G, n_x, n_y, what):
     return G
 
 
+def diagnose(G, expected, hints, what, reference, where):
+    """Fail with the hint of the first mistake in ``hints`` (pairs of wrong answer, hint) that G
+    matches, else with how far G is from ``expected``."""
+    for wrong, hint in hints:
+        if close(G, wrong):
+            raise AssertionError(f"{what}: {hint}")
+    name = what.split(" ")[0]
+    raise AssertionError(f"{name} differs from {reference} by {relative_error(G, expected):.2e} ({where})")
+
+
 @check(1, "gaussian_gram against ksvm.kernels.rbf_kernel", "gaussian_gram")
 def check_1(rng):
     for n_x, n_y, d in [(5, 3, 2), (1, 4, 3), (6, 1, 1), (7, 7, 5), (30, 20, 4)]:
@@ -40,12 +50,8 @@ def check_1(rng):
             (np.exp(gamma * D2), "the exponent must be negative: exp(-gamma ||x - y||^2)"),
             (np.exp(-gamma * X @ Y.T), "the exponent needs the squared distance ||x||^2 + ||y||^2 - 2 x'y, not only x'y"),
         ]
-        for wrong, hint in hints:
-            if close(G, wrong):
-                raise AssertionError(f"gaussian_gram: {hint}")
-        raise AssertionError(
-            f"gaussian_gram differs from ksvm.kernels.rbf_kernel by {relative_error(G, expected):.2e} "
-            f"(n_X={n_x}, n_Y={n_y}, d={d}, gamma={gamma:.3f})")
+        diagnose(G, expected, hints, "gaussian_gram", "ksvm.kernels.rbf_kernel",
+                 f"n_X={n_x}, n_Y={n_y}, d={d}, gamma={gamma:.3f}")
 
     # The square Gram matrix of X with itself: symmetric with ones on the diagonal.
     X = rng.normal(size=(6, 3))
@@ -77,12 +83,8 @@ def check_2(rng):
         if n_x == n_y:
             hints.append((np.linalg.matrix_power(P + c, degree),
                           "you took the matrix power; the kernel raises every entry to the power: use ** on the array"))
-        for wrong, hint in hints:
-            if close(G, wrong):
-                raise AssertionError(f"polynomial_gram (degree={degree}, c={c:g}): {hint}")
-        raise AssertionError(
-            f"polynomial_gram differs from ksvm.kernels.polynomial_kernel by {relative_error(G, expected):.2e} "
-            f"(n_X={n_x}, n_Y={n_y}, d={d}, degree={degree}, c={c:g})")
+        diagnose(G, expected, hints, f"polynomial_gram (degree={degree}, c={c:g})", "ksvm.kernels.polynomial_kernel",
+                 f"n_X={n_x}, n_Y={n_y}, d={d}, degree={degree}, c={c:g}")
 
 
 def random_orthogonal(rng, n):

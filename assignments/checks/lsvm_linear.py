@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from assignments.checks import call, check, typename
+from assignments.checks import call, check, parts, vector_and_number
 from ksvm.lsvm import lsvm_linear as reference_lsvm
 
 ASSIGNMENT = "02_lsvm_linear"
@@ -23,19 +23,12 @@ def two_classes(rng, m, n):
 def run(A, d, nu, itmax, tol):
     """The student's (w, gamma, it) and ksvm's result, after checking the form of the answer."""
     out = (yield call(A, d, nu, itmax=itmax, tol=tol)).result
-    if not (isinstance(out, tuple) and len(out) == 3):
-        raise AssertionError(f"lsvm_linear must return the tuple (w, gamma, it), got {typename(out)}")
-    w, gamma, it = out
-    m, n = A.shape
-    w = np.asarray(w, dtype=float)
-    if w.shape == (n + 1,):
-        raise AssertionError(
-            f"w must have n = {n} entries, one per feature, got {n + 1}: H'u stacks w = A'Du and "
-            "gamma = -e'Du; return them separately")
-    if w.shape != (n,):
-        raise AssertionError(f"w must be a vector of shape ({n},), got shape {w.shape}")
-    if np.ndim(gamma) != 0:
-        raise AssertionError(f"gamma must be a number, got an array of shape {np.shape(gamma)}")
+    w, gamma, it = parts(out, 3, "lsvm_linear must return the tuple (w, gamma, it)")
+    n = A.shape[1]
+    w, gamma = vector_and_number(
+        w, gamma, n, ("w", "gamma"),
+        f"w must have n = {n} entries, one per feature, got {n + 1}: H'u stacks w = A'Du and "
+        "gamma = -e'Du; return them separately")
     if not float(it).is_integer():
         raise AssertionError(f"it must be the number of iterations (an integer), got {it!r}")
     with warnings.catch_warnings():

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from assignments.checks import call, check, close, relative_error, typename
+from assignments.checks import call, check, close, parts, relative_error, vector_and_number
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from ksvm.rlsc import bordered_system as reference_system
 from ksvm.rlsc import rlsc_direct
@@ -31,10 +31,8 @@ def problems(rng):
 def check_1(rng):
     for K, y, lam, where in problems(rng):
         n = K.shape[0]
-        out = (yield call(K, y, lam)).result
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise AssertionError(f"bordered_system must return the pair (A, rhs), got {typename(out)}")
-        A, rhs = np.asarray(out[0], dtype=float), np.asarray(out[1], dtype=float)
+        A, rhs = parts((yield call(K, y, lam)).result, 2, "bordered_system must return the pair (A, rhs)")
+        A, rhs = np.asarray(A, dtype=float), np.asarray(rhs, dtype=float)
         A_ref, rhs_ref = reference_system(K, y, lam)
         if A.shape == (n, n):
             if close(A, K + lam * np.eye(n)):
@@ -82,18 +80,11 @@ def check_1(rng):
 def check_2(rng):
     for K, y, lam, where in problems(rng):
         n = K.shape[0]
-        out = (yield call(K, y, lam)).result
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise AssertionError(f"rlsc_solve must return the pair (c, b), got {typename(out)}")
-        c, b = np.asarray(out[0], dtype=float), out[1]
-        if c.shape == (n + 1,):
-            raise AssertionError(
-                f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and b; "
-                "return c = solution[:n] and b = solution[n] separately")
-        if c.shape != (n,):
-            raise AssertionError(f"c must be a vector of shape ({n},), got shape {c.shape} {where}")
-        if np.ndim(b) != 0:
-            raise AssertionError(f"b must be a number, got an array of shape {np.shape(b)} {where}")
+        c, b = parts((yield call(K, y, lam)).result, 2, "rlsc_solve must return the pair (c, b)")
+        c, b = vector_and_number(
+            c, b, n, ("c", "b"),
+            f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and b; "
+            "return c = solution[:n] and b = solution[n] separately", where=f" {where}")
         b = float(b)
         ref = rlsc_direct(K, y, lam)
         scale = max(1.0, float(np.abs(ref.c).max()), abs(ref.b))
