@@ -185,7 +185,6 @@ class Worker:
         self.base = Path(tempfile.mkdtemp(prefix="ksvm-grade-"))
         self.work = self.base / "work"
         self.work.mkdir()
-        fontlist = None
         with _fontlist_lock:
             fontlist = _matplotlib_fontlist()
         if fontlist is not None:

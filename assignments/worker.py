@@ -220,10 +220,14 @@ def main(argv=None):
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
+    class Shell(InteractiveShell):
+        def enable_gui(self, gui=None):
+            """No event loop here: ``%matplotlib inline`` and the like draw with Agg, or not at all."""
+
     config = Config()
     config.HistoryManager.enabled = False  # no history database, and no thread to write it
     config.InteractiveShell.colors = "NoColor"
-    shell = InteractiveShell.instance(config=config)
+    shell = Shell.instance(config=config)
     # Let BLAS and LAPACK make their buffers now, not inside a call whose memory is limited.
     a = np.eye(300) + 1.0
     np.linalg.solve(a, a @ a[:, :7])

@@ -257,3 +257,17 @@ def test_pickled_object_huge_and_truncated_arrays_are_refused():
 def test_an_honest_submission_under_the_graders_user_id():
     result = grade.grade_file(ROOT / "assignments" / "solutions" / "04_rho1.ipynb", isolate=False)
     assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
+
+
+def test_ordinary_habits_do_not_stop_a_correct_submission():
+    """Plots, magics, warnings and files in the working directory are not attacks."""
+    nb = copy.deepcopy(nbformat.read(ROOT / "assignments" / "solutions" / "01_gram_mercer.ipynb", as_version=4))
+    nb.cells[1].source = "%matplotlib inline\n" + nb.cells[1].source
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import matplotlib.pyplot as plt\nimport tempfile, warnings\nfrom IPython.display import display\n"
+        "G = gaussian_gram(np.eye(3), np.eye(3), 1.0)\nplt.imshow(G)\nplt.savefig('gram.png')\nplt.show()\n"
+        "np.save('gram.npy', G)\ndisplay(np.load('gram.npy'))\nwarnings.warn('a warning')\n"
+        "with tempfile.TemporaryDirectory() as d:\n    open(d + '/x.txt', 'w').write('x')\n"
+        "%timeit -n1 -r1 gaussian_gram(G, G, 1.0)", id="habits"))
+    result = grade.grade_notebook(nb)
+    assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
