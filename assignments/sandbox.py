@@ -51,8 +51,8 @@ from assignments.worker import VIOLATION_STATUS
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "worker.py"
 MB = 1 << 20
-MAX_REPLY = 64 * MB
-MEMORY_SLACK = 8 * MB  # address space the worker itself may take around a memory-limited call  # bytes of one answer; plain results of these assignments take a few kB
+MAX_REPLY = 16 * MB  # bytes of one answer: an array of wire.MAX_ELEMENTS floats fits, in base64
+MEMORY_SLACK = 8 * MB  # address space the worker itself may take around a memory-limited call
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 # Environment variables passed through: they choose numpy's and OpenBLAS's kernels, not what code runs.
 PASSED_THROUGH = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
@@ -167,7 +167,8 @@ class Worker:
         self.printed = 0
         self.head = b""  # the first bytes printed, to explain a worker that does not start
         self.violation = ""
-        self._buffer = b""
+        self._buffer = bytearray()  # what the worker wrote on its reply channel and was not read yet
+        self._scanned = 0  # the bytes of _buffer known to hold no newline
         self._reply_closed = False
         self.started = time.monotonic()
 
@@ -360,9 +361,11 @@ class Worker:
     def _next_line(self, deadline, what):
         """The next line the worker wrote on its reply channel; None at ``deadline``."""
         while True:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", self._scanned)
+            self._scanned = len(self._buffer) if end < 0 else 0
             if end >= 0:
-                line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
                 message = _parse(line)
                 if message is not None and isinstance(message.get("violation"), str) and not self.violation:
                     self.violation = short_text(message["violation"], 300)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-MAX_ELEMENTS = 1 << 22  # elements of one array (32 MB of float64)
+MAX_ELEMENTS = 1 << 20  # elements of one array (8 MB of float64); answers here take a few thousand
 MAX_ITEMS = 1000  # items of one tuple or list
 MAX_DEPTH = 4  # nesting of tuples and lists
 MAX_TEXT = 2000  # characters of a message or a repr

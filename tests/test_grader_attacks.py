@@ -83,6 +83,13 @@ CATALOGUE = {
         "            os.write(int(fd), (json.dumps({'seq': seq, 'value': {'bool': True}}) + '\\n').encode())\n"
         "        except OSError:\n"
         "            break", 0, "is_mercer returned True for a matrix whose symmetric part is PSD but which is not symmetric"),
+    "flooded-channel": Attack(
+        "import os\n"
+        "for fd in os.listdir('/proc/self/fd')[3:]:\n"
+        "    try:\n"
+        "        os.write(int(fd), b'x' * (20 << 20))\n"
+        "    except OSError:\n"
+        "        pass", 0, "it wrote more than 16 MB on the grader's channel"),
     "forged-lying-array": Attack(
         "class LyingArray(np.ndarray):\n"
         "    __eq__ = __sub__ = __abs__ = __array_ufunc__ = lambda *a, **k: np.float64(0.0)\n"
