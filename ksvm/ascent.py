@@ -67,8 +67,10 @@ from .smo import dual_objective, smo
 
 __all__ = [
     "theta_parts",
+    "theta_ratio",
     "rho1",
     "rho1_explicit",
+    "variability",
     "class_variability",
     "class_variability_explicit",
     "variability_index",
@@ -121,7 +123,7 @@ def theta_parts(K_block):
     T = K_block.sum(axis=0) - K_block.sum() / m  # T(k) = sum_i (K_ik - (1/m) sum_p K_ip)
     # A sum of m entries carries a rounding error of about m eps max|K|: below that
     # size a mean norm or a T(k) is 0 (a collapsed class, a zero mean), not noise that
-    # would decide the limits of _ratio.
+    # would decide the limits of theta_ratio.
     noise = 8.0 * m * np.finfo(float).eps * float(np.abs(K_block).max(initial=0.0))
     if abs(mean_norm2) <= noise:
         mean_norm2 = 0.0
@@ -129,14 +131,31 @@ def theta_parts(K_block):
     return float(mean_norm2**2), float(T @ T) / (m**2 * (m - 1))
 
 
-def _ratio(a1, v1, a2, v2):
-    """``theta_2 / (theta_1 + theta_2)`` with ``theta_i = a_i / v_i``, written without
-    dividing by a variance that may be 0: ``a_2 v_1 / (a_1 v_2 + a_2 v_1)``.
+def theta_ratio(a1, v1, a2, v2):
+    """``rho_1 = theta_2 / (theta_1 + theta_2)`` (17) with ``theta_i = a_i / v_i``, written
+    without dividing by a variance that may be 0: ``a_2 v_1 / (a_1 v_2 + a_2 v_1)``.
 
     The denominator vanishes only when a class mean is 0 (then ``a_i = v_i = 0``
     and ``theta_i``, 0/0, has the limit 0 as the mean shrinks to 0) or both
     variances are 0 (both ``theta`` infinite).  The value returned is the limit:
     1 if only ``theta_1`` vanishes, 0 if only ``theta_2`` does, 0.5 otherwise.
+
+    Parameters
+    ----------
+    a1, v1, a2, v2 : float
+        :func:`theta_parts` of the positive class (``a1, v1``) and of the
+        negative class (``a2, v2``), all ``>= 0``.
+
+    Returns
+    -------
+    rho_1 : float in [0, 1]
+
+    Examples
+    --------
+    >>> theta_ratio(16.0, 8.0, 4.0, 8.0)  # theta_1 = 2, theta_2 = 0.5
+    0.2
+    >>> theta_ratio(16.0, 0.0, 4.0, 0.0)  # both variances 0: the limit 1/2
+    0.5
     """
     den = a1 * v2 + a2 * v1
     if den > 0:
@@ -186,7 +205,7 @@ def rho1(K, y):
     pos, neg = y_pm > 0, y_pm < 0
     a1, v1 = theta_parts(K[np.ix_(pos, pos)])
     a2, v2 = theta_parts(K[np.ix_(neg, neg)])
-    return _ratio(a1, v1, a2, v2)
+    return theta_ratio(a1, v1, a2, v2)
 
 
 def rho1_explicit(Phi, y):
@@ -217,10 +236,31 @@ def rho1_explicit(Phi, y):
         mu = G.mean(axis=0)
         Sigma = np.atleast_2d(np.cov(G, rowvar=False))  # 1/(m-1), as in (16)
         parts += [float(mu @ mu) ** 2, float(mu @ Sigma @ mu)]
-    return _ratio(*parts)
+    return theta_ratio(*parts)
 
 
-def _variability(K_block):
+def variability(K_block):
+    """``var(C)`` (20) of one class from its kernel block: half the mean distance
+    ``sqrt(K_ii - 2 K_ij + K_jj)`` over the ordered pairs of the class, ``i = j`` included.
+
+    A rounding error can make ``K_ii - 2 K_ij + K_jj`` slightly negative; it is
+    set to 0.
+
+    Parameters
+    ----------
+    K_block : ndarray of shape (m, m)
+        The Gram matrix of the class's examples.
+
+    Returns
+    -------
+    var : float
+
+    Examples
+    --------
+    >>> x = np.array([0.0, 2.0])  # one distance 2, in both orders, over 2 * 2^2 = 8
+    >>> variability(np.outer(x, x))
+    0.5
+    """
     diag = np.diag(K_block)
     sq = np.maximum(diag[:, None] - 2.0 * K_block + diag[None, :], 0.0)  # rounding below 0
     return float(np.sqrt(sq).sum() / (2.0 * K_block.shape[0] ** 2))
@@ -246,7 +286,7 @@ def class_variability(K, y):
     (0.25, 0.5)
     """
     K, y_pm = check_gram_labels(K, y)
-    return tuple(_variability(K[np.ix_(y_pm == s, y_pm == s)]) for s in (-1.0, 1.0))
+    return tuple(variability(K[np.ix_(y_pm == s, y_pm == s)]) for s in (-1.0, 1.0))
 
 
 def class_variability_explicit(Phi, y):

@@ -67,6 +67,7 @@ from .rlsc import eliminate_bias
 
 __all__ = [
     "RLRResult",
+    "rlr_loss_and_gradient",
     "rlr_objective",
     "rlr_gradient",
     "rlr_lipschitz",
@@ -113,8 +114,43 @@ class RLRResult:
     history: np.ndarray = field(default=None, repr=False)
 
 
-def _loss_and_gradient(K, y, lam, c, b):
-    """(9), its gradient (10)-(11), and the gradient norm of the stopping test."""
+def rlr_loss_and_gradient(K, y, lam, c, b):
+    """(9), its gradient (10)-(11), and the gradient norm of the stopping test, in one pass.
+
+    The solvers' inner evaluation, called once or more per iteration: it does
+    not check its input.  :func:`rlr_objective` and :func:`rlr_gradient` take
+    any labels and check everything.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The Gram matrix, float64.
+    y : ndarray of shape (n,)
+        The labels as floats -1.0 and +1.0.
+    lam : float > 0
+    c : ndarray of shape (n,)
+        float64.
+    b : float
+
+    Returns
+    -------
+    value : float
+        (9).
+    grad_c : ndarray of shape (n,)
+        ``K (lam c - Y g(-z))``, with ``z = Y(Kc + b 1)``.
+    grad_b : float
+        ``-y'g(-z)``.
+    grad_norm : float
+        ``max(sqrt(r'Kr), |grad_b|)`` with ``r = lam c - Y g(-z)``: the size of
+        the gradient in the feature space, which the stopping tests use.
+
+    Examples
+    --------
+    >>> value, gc, gb, size = rlr_loss_and_gradient(np.eye(2), np.array([-1.0, 1.0]), 1.0,
+    ...                                             np.zeros(2), 0.0)
+    >>> round(value, 6), gc, gb  # 2 log 2, as rlr_objective and rlr_gradient say
+    (1.386294, array([ 0.5, -0.5]), -0.0)
+    """
     Kc = K @ c
     z = y * (Kc + b)
     s = y * expit(-z)  # Y g(-z)
@@ -147,7 +183,7 @@ def rlr_objective(K, y, lam, c, b):
     1.386294
     """
     K, y_pm, lam = check_gram_labels_lam(K, y, lam)
-    return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[0]
+    return rlr_loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[0]
 
 
 def rlr_gradient(K, y, lam, c, b):
@@ -170,7 +206,7 @@ def rlr_gradient(K, y, lam, c, b):
     (array([ 0.5, -0.5]), -0.0)
     """
     K, y_pm, lam = check_gram_labels_lam(K, y, lam)
-    return _loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:3]
+    return rlr_loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:3]
 
 
 def rlr_lipschitz(K, lam):
@@ -205,7 +241,7 @@ def _setup(K, y, lam, tol, max_iter, default_max_iter):
     require_psd(K, "Kernel logistic regression needs a PSD kernel for (9) to be convex.")
     tol = check_positive(tol, "tol")
     max_iter = check_integer(default_max_iter if max_iter is None else max_iter, "max_iter")
-    threshold = tol * max(1.0, _loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)[3])
+    threshold = tol * max(1.0, rlr_loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)[3])
     return K, y_pm, lam, threshold, max_iter
 
 
@@ -219,7 +255,7 @@ def _at_floor(predicted_decrease, value):
 
 
 def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint, at_floor=False):
-    value, _, _, grad_norm = _loss_and_gradient(K, y, lam, c, b)
+    value, _, _, grad_norm = rlr_loss_and_gradient(K, y, lam, c, b)
     converged = grad_norm <= threshold or at_floor
     if not converged:
         warnings.warn(
@@ -281,7 +317,7 @@ def rlr_gd(K, y, lam, tol=1e-6, max_iter=10000, step=None, return_history=False)
     history = [] if return_history else None
     n_iter = 0
     while True:
-        value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, c, b)
+        value, gc, gb, grad_norm = rlr_loss_and_gradient(K, y_pm, lam, c, b)
         if return_history:
             history.append(value)
         if n_iter == max_iter or grad_norm <= threshold:
@@ -325,7 +361,7 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
     n = len(y_pm)
 
     def fun(p):
-        value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, p[:n], p[n])
+        value, gc, gb, grad_norm = rlr_loss_and_gradient(K, y_pm, lam, p[:n], p[n])
         last_eval["x"], last_eval["norm"] = p.copy(), grad_norm
         return value, np.append(gc, gb)
 
@@ -341,7 +377,7 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
         if np.array_equal(x, last_eval["x"]):  # L-BFGS-B evaluated the iterate last
             grad_norm = last_eval["norm"]
         else:
-            grad_norm = _loss_and_gradient(K, y_pm, lam, x[:n], x[n])[3]
+            grad_norm = rlr_loss_and_gradient(K, y_pm, lam, x[:n], x[n])[3]
         if grad_norm <= threshold:
             raise StopIteration  # the stopping test of this module, not L-BFGS-B's own
 
@@ -352,7 +388,7 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
     x = res.x if res.nit >= last["nit"] else last["x"]
     at_floor = False
     if res.nit < max_iter:  # L-BFGS-B stopped by a test of its own: is it the rounding floor?
-        value, gc, gb, _ = _loss_and_gradient(K, y_pm, lam, x[:n], x[n])
+        value, gc, gb, _ = rlr_loss_and_gradient(K, y_pm, lam, x[:n], x[n])
         g = np.append(gc, gb)
         at_floor = _at_floor(0.5 * g @ res.hess_inv.matvec(g), value)
     return _finish(
@@ -399,7 +435,7 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
     K, y_pm, lam, threshold, max_iter = _setup(K, y, lam, tol, max_iter, 100)
     n = len(y_pm)
     c, b = np.zeros(n), 0.0
-    value, gc, gb, grad_norm = _loss_and_gradient(K, y_pm, lam, c, b)
+    value, gc, gb, grad_norm = rlr_loss_and_gradient(K, y_pm, lam, c, b)
     history = [value] if return_history else None
     n_iter, at_floor = 0, False
     while n_iter < max_iter and grad_norm > threshold:
@@ -419,13 +455,13 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
             # (9) can no longer rank the points along the step, so a line search would be
             # guessing; this close to the minimum the full step converges quadratically.
             # Take it while it still lowers the gradient, and stop at the rounding floor.
-            new = _loss_and_gradient(K, y_pm, lam, c + dc, b + db)
+            new = rlr_loss_and_gradient(K, y_pm, lam, c + dc, b + db)
             if not new[3] < grad_norm:
                 at_floor = True
                 break
         else:
             for _ in range(60):  # Armijo backtracking
-                new = _loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
+                new = rlr_loss_and_gradient(K, y_pm, lam, c + t * dc, b + t * db)
                 if new[0] <= value + 1e-4 * t * slope:
                     break
                 t *= 0.5
