@@ -1,49 +1,54 @@
-"""Grade submitted assignment notebooks by running them and reading their check cells.
+"""Grade submitted assignment notebooks: run each one in a sandbox, decide every check outside it.
 
 Usage::
 
-    python assignments/grade.py submission.ipynb [more.ipynb ...]
-        [--timeout SECONDS] [--reference SOLUTION.ipynb | --own-checks] [--jobs N] [--json FILE]
+    python assignments/grade.py submission.ipynb [more.ipynb ...] [--assignment NAME]
+        [--timeout SECONDS] [--time-limit SECONDS] [--memory MB] [--max-output MB]
+        [--seed N] [--jobs N] [--json FILE]
 
-Each submission is executed from top to bottom by nbclient in a fresh kernel
-whose working directory is a new temporary directory; the submission file
-itself is read once and never written.  Execution goes on after an error, so
-every check cell runs.  A check cell is a code cell tagged ``check`` (or whose
-first line starts with ``# Check <number>``); it passes if it raises nothing.  The
-score of a notebook is the number of check cells that pass out of the number
-of check cells.
+For each submission the grader
 
-The check cells that count are those of the reference notebook: the solution
-in ``assignments/solutions/`` named by the submission's notebook metadata
-``ksvm_assignment`` (or, failing that, the solution with the submission's file
-name).  A check cell that the student edited is run in its original form, and
-one that was deleted is put back; the report says so.  ``--own-checks`` grades
-with the submission's own check cells instead.
+1. finds the assignment: ``--assignment``, else the notebook metadata ``ksvm_assignment``, else
+   the file name;
+2. starts a worker (``assignments/sandbox.py``): a process of its own, in an empty working
+   directory, under limits of time, memory and output, without ``ksvm``;
+3. runs the submission's code cells there, in order, except the assignment's check cells
+   (recognised by cell id or first line): those only say so in the report if they were edited
+   or deleted.  A cell that fails or outlasts ``--timeout`` (it is interrupted) is noted, and
+   the run goes on;
+4. runs each check of the assignment (``assignments/checks``) here, in the grader's process: the
+   check draws fresh inputs, the worker calls the student's function on them and sends back what
+   it returned as plain data, and the check compares that with ksvm's answer.  The score is the
+   number of checks passed out of the number of checks.
 
-Every check draws fresh random data, so an answer hard-coded for one run fails
-the next.  A submission is arbitrary code: grade it in a container or an
-account of its own.
+Nothing that the submission's process says decides a pass.  A submission that breaks a rule of
+the sandbox (starting a process, writing outside its directory, reading ksvm, ...) or outlasts
+a limit is stopped, and every one of its checks fails, with the reason.  The submission file is
+read once and never written.
 """
 
 import argparse
-import copy
 import json
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+import numpy as np
+
+import ksvm
+from assignments.checks import MODULES, Outcome, SubmissionError, for_assignment
+from assignments.make_student import is_check_cell
+from assignments.sandbox import Limits, Stopped, Worker
+from assignments.wire import WireError, read_exception, short_text
 
 HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 METADATA_KEY = "ksvm_assignment"
-
-# The generator and the grader must agree on what a check cell is: one definition.
-sys.path.insert(0, str(HERE))
-from make_student import is_check_cell
+MAX_NOTEBOOK = 20 << 20  # bytes: a larger file is not graded
+# What a submission may not read: the reference it is compared with, and the reference solutions.
+HIDDEN = (Path(ksvm.__file__).resolve().parent, SOLUTIONS)
 
 
 def check_name(cell):
@@ -56,7 +61,7 @@ def check_name(cell):
 class CheckResult:
     name: str
     passed: bool
-    error: str = ""  # "AssertionError: K is not symmetric", or why the cell did not run
+    error: str = ""  # "AssertionError: K is not symmetric", or why the check could not run
 
 
 @dataclass
@@ -78,158 +83,135 @@ class GradeResult:
         return {**asdict(self), "score": self.score, "total": self.total}
 
 
-def find_reference(nb, path=None):
-    """The solution notebook whose checks grade ``nb``, or None."""
+def assignment_of(nb, path=None):
+    """The assignment's name from the notebook metadata, else from the file name; or None."""
     name = nb.metadata.get(METADATA_KEY)
-    candidates = []
-    if isinstance(name, str):
-        candidates.append(SOLUTIONS / f"{name}.ipynb")
-    if path is not None:
-        candidates.append(SOLUTIONS / Path(path).name)
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
+    if isinstance(name, str) and name in MODULES:
+        return name
+    if path is not None and Path(path).stem in MODULES:
+        return Path(path).stem
     return None
 
 
-def with_reference_checks(submission, reference):
-    """A copy of ``submission`` whose check cells are those of ``reference``.
+def check_cells(nb, reference):
+    """The indices of the cells of ``nb`` that are the check cells of ``reference``, and notes.
 
-    Returns the notebook to run, the indices of its check cells and notes on
-    what was restored.
+    A check cell is matched by its id, else by its first line.  The grader does not run these
+    cells (its checks are its own), but notes the ones that were edited or deleted, and that a
+    cell which looks like a check but is none runs as an ordinary cell.
     """
-    nb = copy.deepcopy(submission)
-    notes = []
-    ref_cells = reference.cells
-    ref_checks = [cell for cell in ref_cells if is_check_cell(cell)]
-    by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.get("id")}
+    notes, matched = [], set()
+    by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.get("id")}
     by_name = {check_name(cell): i for i, cell in enumerate(nb.cells) if is_check_cell(cell)}
-    placed = []  # the reference checks as placed in the notebook to run
-    for ref in ref_checks:
-        index = by_id.get(ref.get("id"))
-        if index is None or nb.cells[index].cell_type != "code":
-            index = by_name.get(check_name(ref))
-        original = copy.deepcopy(ref)
-        original.outputs, original.execution_count = [], None
+    for ref in (cell for cell in reference.cells if is_check_cell(cell)):
+        index = by_id.get(ref.get("id"), by_name.get(check_name(ref)))
         if index is None:
-            # Put it back after the nearest earlier reference cell that the submission has.
-            position = len(nb.cells)
-            ref_index = next(i for i, cell in enumerate(ref_cells) if cell is ref)
-            for earlier in reversed(ref_cells[:ref_index]):
-                if earlier.get("id") in by_id:
-                    position = by_id[earlier.get("id")] + 1
-                    break
-            nb.cells.insert(position, original)
-            by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.get("id")}
-            notes.append(f"'{check_name(ref)}' was missing from the submission: run as in the original")
-        else:
-            if nb.cells[index].source != ref.source:
-                notes.append(f"'{check_name(ref)}' was edited in the submission: run as in the original")
-            nb.cells[index] = original
-            by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.get("id")}
-        placed.append(original)
-    originals = {id(cell) for cell in placed}
-    for cell in nb.cells:
-        if is_check_cell(cell) and id(cell) not in originals:
-            notes.append(f"'{check_name(cell)}' is not a check of the assignment: run, not scored")
-    indices = [i for i, cell in enumerate(nb.cells) if id(cell) in originals]
-    return nb, indices, notes
+            notes.append(f"'{check_name(ref)}' was missing from the submission; the grader ran its own check")
+            continue
+        matched.add(index)
+        if nb.cells[index].source != ref.source:
+            notes.append(f"'{check_name(ref)}' was edited in the submission; the grader ran its own check")
+    for i, cell in enumerate(nb.cells):
+        if is_check_cell(cell) and i not in matched:
+            notes.append(f"'{check_name(cell)}' is not a check of the assignment: run as an ordinary cell")
+    return matched, notes
 
 
-def grade_notebook(nb, reference=None, timeout=60, kernel_name=None, path=""):
-    """Execute ``nb`` (a NotebookNode, left unchanged) and grade its check cells.
+def run_check(check, worker, rng, timeout):
+    """One check, its calls made by ``worker``, decided here."""
+
+    def invoke(request):
+        answer = worker.call(check.function, request.args, request.kwargs, memory=request.memory,
+                             what=f"{check.name.split(':')[0]}, a call of {check.function}")
+        if answer.interrupted:
+            return Outcome(check.function, raised=("TimeoutError",),
+                           message=f"{check.function} was interrupted after the timeout of {timeout:g} s")
+        return Outcome.from_reply(check.function, answer.reply)
+
+    try:
+        check.run(invoke, rng)
+    except AssertionError as exc:
+        return CheckResult(check.name, False, short_text(f"AssertionError: {exc}"))
+    except SubmissionError as exc:
+        return CheckResult(check.name, False, short_text(f"{exc.name}: {exc.message}"))
+    except (Stopped, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # the result had a form the check could not use (an array of the wrong shape, ...)
+        return CheckResult(check.name, False, short_text(f"{type(exc).__name__}: {exc}"))
+    return CheckResult(check.name, True)
+
+
+def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isolate=None):
+    """Run ``nb`` (a NotebookNode, left unchanged) in a sandbox and grade it.
 
     Parameters
     ----------
     nb : nbformat.NotebookNode
         The submission.
-    reference : nbformat.NotebookNode or None
-        The notebook whose check cells count; None grades with the
-        submission's own check cells.
-    timeout : float
-        Seconds allowed to each cell; a cell that takes longer is interrupted
-        and fails.
-    kernel_name : str or None
-        None means the notebook's kernelspec, or ``python3``.
+    assignment : str or None
+        The assignment's name; None means `assignment_of` the notebook.
+    limits : sandbox.Limits
+        Time, memory and output allowed to the submission.
     path : str
         The name to report.
+    rng : numpy.random.Generator or None
+        Draws the checks' inputs; None means fresh ones.
+    isolate : bool or None
+        Run the worker under a user id of its own; None means whenever possible (root, setpriv).
 
     Returns
     -------
     result : GradeResult
     """
-    assignment = str(nb.metadata.get(METADATA_KEY, ""))
-    if reference is None:
-        run = copy.deepcopy(nb)
-        indices = [i for i, cell in enumerate(run.cells) if is_check_cell(cell)]
-        notes = []
-    else:
-        run, indices, notes = with_reference_checks(nb, reference)
-        assignment = str(reference.metadata.get(METADATA_KEY, assignment))
-    for cell in run.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    if kernel_name is None:
-        kernel_name = run.metadata.get("kernelspec", {}).get("name", "python3")
-    aborted = ""
-    with tempfile.TemporaryDirectory(prefix="ksvm-grade-") as workdir:
-        client = NotebookClient(
-            run,
-            timeout=timeout,
-            kernel_name=kernel_name,
-            allow_errors=True,
-            interrupt_on_timeout=True,
-            record_timing=False,
-            resources={"metadata": {"path": workdir}},
-        )
-        try:
-            client.execute()
-        except Exception as exc:  # the kernel died, could not start, or a cell hung past the interrupt
-            aborted = f"execution stopped: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-            notes.append(aborted)
-    result = GradeResult(path=str(path), assignment=assignment, notes=notes)
-    if not indices:
-        result.notes.append("no check cells found")
-    for i, cell in enumerate(run.cells):  # errors outside the checks explain failed checks
-        if i in indices or cell.cell_type != "code":
-            continue
-        for out in cell.outputs:
-            if out.get("output_type") == "error":
-                why = f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"
-                if out.get("ename") == "KeyboardInterrupt":
-                    why = f"interrupted after the timeout of {timeout:g} s"
-                result.notes.append(f"cell {i} (not a check, id {cell.get('id', '?')}) failed: {why}")
-    for i in indices:
-        cell = run.cells[i]
-        errors = [out for out in cell.outputs if out.get("output_type") == "error"]
-        if errors:
-            error = f"{errors[0].get('ename', 'Error')}: {errors[0].get('evalue', '')}"
-            result.checks.append(CheckResult(check_name(cell), False, error))
-        elif cell.execution_count is None:
-            result.checks.append(CheckResult(check_name(cell), False, aborted or "the cell did not run"))
-        else:
-            result.checks.append(CheckResult(check_name(cell), True))
+    name = assignment or assignment_of(nb, path or None)
+    module = for_assignment(name) if name else None
+    result = GradeResult(path=str(path), assignment=name or "")
+    if module is None:
+        result.notes.append(f"unknown assignment {name!r}: name it with --assignment, one of {', '.join(MODULES)}")
+        return result
+    reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    skip, result.notes = check_cells(nb, reference)
+    rng = np.random.default_rng() if rng is None else rng
+    stopped, worker = [], Worker(limits, hide=HIDDEN, isolate=isolate)
+    try:
+        worker.start()
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or index in skip:
+                continue
+            answer = worker.cell(cell.source, what=f"cell {index}")
+            where = f"cell {index} (not a check, id {cell.get('id', '?')})"
+            error = answer.reply.get("error") or answer.reply.get("raised")
+            if answer.interrupted:
+                result.notes.append(f"{where} was interrupted after the timeout of {limits.timeout:g} s")
+            elif error is not None:
+                try:
+                    names, message = read_exception(error)
+                    result.notes.append(f"{where} failed: {names[0]}: {message}")
+                except WireError:
+                    result.notes.append(f"{where} failed")
+        for check in module.CHECKS:
+            result.checks.append(run_check(check, worker, rng, limits.timeout))
+    except Stopped as exc:
+        stopped.append(str(exc))
+    finally:
+        stopped += worker.close()
+    if stopped:
+        result.notes += [f"the submission was stopped: {reason}" for reason in stopped]
+        result.checks = [CheckResult(check.name, False, f"not graded, the submission was stopped: {stopped[0]}")
+                         for check in module.CHECKS]
     return result
 
 
-def grade_file(path, reference="auto", timeout=60, kernel_name=None):
-    """Read the submission at ``path`` (never written) and grade it.
-
-    ``reference`` is 'auto' (the solution named by the notebook's metadata or
-    file name; the submission's own checks if there is none), None (the
-    submission's own checks) or the path of a reference notebook.
-    """
-    nb = nbformat.read(path, as_version=4)
-    notes = []
-    if reference == "auto":
-        found = find_reference(nb, path)
-        if found is None:
-            notes.append("no solution notebook found for this submission: graded with its own check cells")
-        reference = found
-    ref_nb = nbformat.read(reference, as_version=4) if reference is not None else None
-    result = grade_notebook(nb, ref_nb, timeout=timeout, kernel_name=kernel_name, path=str(path))
-    result.notes[:0] = notes
-    return result
+def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=None):
+    """Read the submission at ``path`` (never written) and grade it."""
+    path = Path(path)
+    if path.stat().st_size > MAX_NOTEBOOK:
+        return GradeResult(str(path), assignment or "", notes=[f"not graded: larger than {MAX_NOTEBOOK >> 20} MB"])
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as exc:  # not JSON, not a notebook
+        return GradeResult(str(path), assignment or "", notes=[f"not graded: not a notebook ({type(exc).__name__})"])
+    return grade_notebook(nb, assignment, limits=limits, path=str(path), rng=rng, isolate=isolate)
 
 
 def format_result(result):
@@ -247,22 +229,30 @@ def format_result(result):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submissions", nargs="+", type=Path, help="notebooks to grade")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds per cell (default: %(default)s)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--reference", type=Path, help="the notebook whose check cells count")
-    group.add_argument("--own-checks", action="store_true", help="grade with the submission's own check cells")
-    parser.add_argument("--kernel", help="kernel name (default: the notebook's, or python3)")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks executed at once (default: 1)")
+    parser.add_argument("--assignment", choices=sorted(MODULES),
+                        help="the assignment (default: from each notebook's metadata or file name)")
+    defaults = Limits()
+    parser.add_argument("--timeout", type=float, default=defaults.timeout,
+                        help="seconds for one cell or one call (default: %(default)s)")
+    parser.add_argument("--time-limit", type=float, default=defaults.time,
+                        help="seconds for a whole submission (default: %(default)s)")
+    parser.add_argument("--memory", type=int, default=defaults.memory,
+                        help="MB of address space for a submission (default: %(default)s)")
+    parser.add_argument("--max-output", type=float, default=defaults.output,
+                        help="MB that a submission may print (default: %(default)s)")
+    parser.add_argument("--seed", type=int, help="draw the checks' inputs from this seed (default: fresh)")
+    parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default: 1)")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     args = parser.parse_args(argv)
 
-    reference = None if args.own_checks else (args.reference or "auto")
     for path in args.submissions:
         if not path.is_file():
             parser.error(f"{path}: no such file")
+    limits = Limits(timeout=args.timeout, time=args.time_limit, memory=args.memory, output=args.max_output)
 
     def grade(path):
-        return grade_file(path, reference=reference, timeout=args.timeout, kernel_name=args.kernel)
+        rng = None if args.seed is None else np.random.default_rng(args.seed)
+        return grade_file(path, args.assignment, limits=limits, rng=rng)
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(grade, args.submissions))

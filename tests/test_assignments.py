@@ -1,39 +1,32 @@
 """The course assignments: generated student versions, their checks and the grader.
 
-Every notebook is executed once, in one module-scoped fixture that runs two kernels
-at a time: each student version (all checks must fail), each solution (all must
-pass), one student version whose checks were tampered with and which has a cell
-that hangs (the grader must run the original checks, and interrupt the hang),
-and for each assignment one notebook holding several deliberately
-wrong solutions, each followed by the check that must catch it.
+Every grading run of this module happens once, in one module-scoped fixture that grades two
+submissions at a time: each student version (all checks must fail), each solution (all must
+pass), one student version whose checks were tampered with and which has a cell that hangs
+(the grader must run its own checks, and interrupt the hang), and every deliberately wrong
+solution in `MUTATIONS` (its check must fail with the diagnostic for its mistake).  The same
+wrong solutions also run through the notebooks' side of the checks, in this process.
 """
 
 import copy
-import importlib.util
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
+
+from assignments import grade, make_student
+from assignments.checks import for_assignment
+from assignments.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "assignments"
 SOLUTIONS = sorted((ASSIGNMENTS / "solutions").glob("*.ipynb"))
 NAMES = [path.stem for path in SOLUTIONS]
-TIMEOUT = 60  # seconds per cell; a solution notebook runs in a few seconds
-HANG_TIMEOUT = 10  # for the notebook with a cell that hangs
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"assignments_{name}", ASSIGNMENTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-make_student = _load("make_student")
-grade = _load("grade")
-
+LIMITS = Limits(timeout=60)  # seconds per cell or call; a solution runs in a few seconds
+HANG_LIMITS = Limits(timeout=3)  # for the notebook with a cell that hangs
 
 # A wrong implementation is the solution with `old` replaced by `new` in one task cell;
 # the check `check` must fail with an error that contains `message`.
@@ -74,25 +67,12 @@ def _is_task(cell):
     return cell.cell_type == "code" and make_student.BEGIN in cell.source
 
 
-def mutants_notebook(solution, mutations):
-    """The setup cells once, then per mutation: every task cell (one of them wrong) and its check."""
+def mutant(solution, cell_id, old, new):
+    """The solution with ``old`` replaced by ``new`` in its task cell ``cell_id``."""
     nb = copy.deepcopy(solution)
-    setup = [c for c in solution.cells if c.cell_type == "code" and not _is_task(c) and not grade.is_check_cell(c)]
-    tasks = [c for c in solution.cells if _is_task(c)]
-    checks = {c.id: c for c in solution.cells if grade.is_check_cell(c)}
-    cells = [copy.deepcopy(c) for c in setup]
-    for k, (cell_id, old, new, check_id, _) in enumerate(mutations):
-        for task in tasks:
-            cell = copy.deepcopy(task)
-            cell.id = f"{task.id}-m{k}"
-            if task.id == cell_id:
-                assert old in cell.source, f"mutation {k}: {old!r} is not in the solution's cell {cell_id}"
-                cell.source = cell.source.replace(old, new)
-            cells.append(cell)
-        check = copy.deepcopy(checks[check_id])
-        check.id = f"{check_id}-m{k}"
-        cells.append(check)
-    nb.cells = cells
+    cell = next(c for c in nb.cells if c.get("id") == cell_id)
+    assert old in cell.source, f"{old!r} is not in the solution's cell {cell_id}"
+    cell.source = cell.source.replace(old, new)
     return nb
 
 
@@ -109,21 +89,21 @@ def tampered_student(student):
 
 @pytest.fixture(scope="module")
 def graded():
-    """Every grading run of this module, two kernels at a time: {(kind, name): GradeResult}."""
+    """Every grading run of this module, two at a time: {(kind, name[, k]): GradeResult}."""
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in ASSIGNMENTS.glob("*/*.ipynb")}
     first = SOLUTIONS[0]
     tampered = tampered_student(nbformat.read(ASSIGNMENTS / "student" / first.name, as_version=4))
-    reference = nbformat.read(first, as_version=4)
     # First, so that its wait for the timeout overlaps the other runs.
-    jobs = {("tampered", first.stem): lambda: grade.grade_notebook(tampered, reference, timeout=HANG_TIMEOUT)}
+    jobs = {("tampered", first.stem): lambda: grade.grade_notebook(tampered, limits=HANG_LIMITS)}
     for path in SOLUTIONS:
         name = path.stem
         student = ASSIGNMENTS / "student" / path.name
-        jobs["student", name] = lambda p=student: grade.grade_file(p, timeout=TIMEOUT)
-        jobs["solution", name] = lambda p=path: grade.grade_file(p, timeout=TIMEOUT)
-        solution_nb = nbformat.read(path, as_version=4)
-        mutants = mutants_notebook(solution_nb, MUTATIONS[name])
-        jobs["mutants", name] = lambda nb=mutants: grade.grade_notebook(nb, None, timeout=TIMEOUT)
+        jobs["student", name] = lambda p=student: grade.grade_file(p, limits=LIMITS)
+        jobs["solution", name] = lambda p=path: grade.grade_file(p, limits=LIMITS)
+        solution = nbformat.read(path, as_version=4)
+        for k, (cell_id, old, new, _, _) in enumerate(MUTATIONS[name]):
+            wrong = mutant(solution, cell_id, old, new)
+            jobs["mutant", name, k] = lambda nb=wrong: grade.grade_notebook(nb, limits=LIMITS)
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {key: pool.submit(job) for key, job in jobs.items()}
         results = {key: future.result() for key, future in futures.items()}
@@ -204,29 +184,74 @@ def test_solution_passes_every_check(graded, name):
     assert result.assignment == name and result.notes == []
 
 
-def test_grader_runs_the_original_checks_and_survives_a_hang(graded):
+def test_grader_runs_its_own_checks_and_survives_a_hang(graded):
     result = graded["tampered", NAMES[0]]
     assert result.total == 3 and result.score == 0, grade.format_result(result)
     assert [c.name.split(":")[0] for c in result.checks] == ["Check 1", "Check 2", "Check 3"]
     assert any("'Check 1: gaussian_gram" in note and "edited in the submission" in note for note in result.notes)
     assert any("'Check 2: polynomial_gram" in note and "missing from the submission" in note
                for note in result.notes)
-    assert any(f"id hang) failed: interrupted after the timeout of {HANG_TIMEOUT} s" in note
+    assert any(f"id hang) was interrupted after the timeout of {HANG_LIMITS.timeout:g} s" in note
                for note in result.notes), result.notes
 
 
-# (iv) A wrong implementation fails the relevant check, with the diagnostic for its mistake.
+# (iv) A wrong implementation fails the relevant check, with the diagnostic for its mistake,
+# in the grader and in the notebook.
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_wrong_implementations_are_diagnosed(graded, name):
-    result = graded["mutants", name]
-    assert result.total == len(MUTATIONS[name]), grade.format_result(result)
-    for check, (cell_id, _, new, check_id, message) in zip(result.checks, MUTATIONS[name]):
+def test_wrong_implementations_are_diagnosed_by_the_grader(graded, name):
+    for k, (cell_id, _, new, check_id, message) in enumerate(MUTATIONS[name]):
+        result = graded["mutant", name, k]
+        number = int(check_id.split("-")[1])
+        check = result.checks[number - 1]
         assert not check.passed, f"{name}: {new!r} in {cell_id} passed {check.name}"
         assert check.error.startswith("AssertionError") and message in check.error, (
-            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}"
-        )
+            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}")
+
+
+def _functions(nb):
+    """The functions that the code cells of ``nb`` other than its checks define, run here."""
+    namespace = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and not grade.is_check_cell(cell):
+            exec(compile(cell.source, f"<cell {cell.get('id')}>", "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wrong_implementations_are_diagnosed_in_the_notebook(name, capsys):
+    solution = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
+    checks = for_assignment(name).CHECKS
+    for cell_id, old, new, check_id, message in MUTATIONS[name]:
+        check = checks[int(check_id.split("-")[1]) - 1]
+        function = _functions(mutant(solution, cell_id, old, new))[check.function]
+        with pytest.raises(AssertionError, match=re.escape(message)):
+            check(function)
+    assert capsys.readouterr().out == ""
+
+
+def test_check_cells_call_the_checks_of_their_assignment():
+    """One definition: a check cell names its check and calls it on the student's function."""
+    for name in NAMES:
+        nb = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
+        cells = [c for c in nb.cells if grade.is_check_cell(c)]
+        module = for_assignment(name)
+        assert module.ASSIGNMENT == name and [c.id for c in cells] == [f"check-{k.number}" for k in module.CHECKS]
+        for cell, check in zip(cells, module.CHECKS):
+            assert cell.source == (f"# {check.name}\nfrom {module.__name__} import check_{check.number}\n\n"
+                                   f"check_{check.number}({check.function})")
+
+
+def test_a_hidden_call_of_ksvm_fails_the_check_in_the_notebook():
+    from assignments.checks.gram_mercer import check_1
+
+    def gaussian_gram(X, Y, gamma):
+        kernels = __import__("importlib").import_module("ksvm" + ".kernels")
+        return getattr(kernels, "rbf" + "_kernel")(X, Y, gamma=gamma)
+
+    with pytest.raises(AssertionError, match=r"gaussian_gram calls ksvm\.kernels\.rbf_kernel from ksvm"):
+        check_1(gaussian_gram, rng=np.random.default_rng(0))
 
 
 # (v) Malformed markers are refused with a clear error.

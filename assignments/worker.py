@@ -1,0 +1,281 @@
+"""Run one submission for the grader: its cells, then the calls that the grader asks for.
+
+``assignments/sandbox.py`` starts this file as a script, as ``python -I -S -B worker.py ...``,
+in an empty working directory and under resource limits.  ``-S`` means that no ``.pth`` file
+of the environment is read: the packages of the environment are importable (their directory is
+added below), but ``ksvm``, which is installed in editable mode through such a file, is not.
+
+Its first act is to set its own resource limits (address space, CPU time, file size, core
+dumps, and with a user id of its own, processes), before any code of the submission exists
+in it; a process without privileges cannot raise them again.
+
+Nothing that this process sends is trusted.  It exists to run the submission's code and to pass
+the submission's return values back as plain data (``assignments/wire.py``); the grader compares
+them with its own answers in its own process.  What this process enforces on itself (the guard
+below) only limits the damage a submission can do and names what it tried; the grade does not
+depend on it.
+
+The grader talks to it with one JSON object per line, on the descriptor given by ``--command-fd``:
+
+    {"seq": 1, "op": "cell", "source": "..."}                  -> {"seq": 1, "error": null or {...}}
+    {"seq": 2, "op": "call", "function": "f", "args": [...], "kwargs": {...}, "memory": null or bytes}
+                                                               -> {"seq": 2, "value": ...} or {"seq": 2, "raised": {...}}
+
+With ``memory``, the call runs with only that much more address space than the process has
+(the grader checks the process's peak from outside afterwards).
+
+and it answers on ``--reply-fd``.  The submission's output goes to stdout, which the grader
+counts and discards.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import sys
+
+VIOLATION_STATUS = 86  # the exit status after the guard stopped the submission
+
+
+def _load_wire():
+    """The wire module, from beside this file (the assignments package is not importable here)."""
+    spec = importlib.util.spec_from_file_location("ksvm_grader_wire", os.path.join(os.path.dirname(__file__), "wire.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _RefuseKsvm:
+    """A meta path finder with a clear message for ``import ksvm`` (ksvm is not on the path anyway)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "ksvm" or name.startswith("ksvm."):
+            raise ModuleNotFoundError(
+                f"No module named {name!r}: ksvm cannot be used while the grader runs a submission; "
+                "the graded functions must be written with numpy", name=name)
+        return None
+
+
+_PROCESS_EVENTS = frozenset({
+    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+    "subprocess.Popen", "pty.spawn", "os.startfile",
+})
+# Events whose arguments include paths that the submission changes: each must be in the work directory.
+_PATH_EVENTS = frozenset({
+    "os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.link", "os.chmod", "os.chown",
+    "os.truncate", "os.utime", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr",
+    "os.mkfifo", "os.mknod", "shutil.rmtree", "sqlite3.connect",
+})
+_NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg"})
+_NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
+_GUARD_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+
+
+def install_guard(workdir, hidden, report_fd):
+    """Stop the submission (exit with `VIOLATION_STATUS`) when it tries what a graded notebook may not.
+
+    Starting a process, writing or changing a file outside ``workdir``, opening a directory
+    outside it, reading a file under one of the ``hidden`` directories (ksvm, the solutions),
+    signalling another process, using the network, loading native code with ctypes, changing
+    a hard resource limit, or changing the guard itself.  Before exiting, it writes the reason as
+    ``{"violation": "..."}`` on ``report_fd``.
+
+    An audit hook cannot be removed, and this one looks up nothing at run time that the
+    submission could replace: every object it uses is bound as a default argument (changing a
+    default is an audited event that it refuses).  It still runs in the submission's interpreter,
+    so code that corrupts the interpreter can get around it; that is why nothing of the grade
+    rests on it.
+    """
+    workdir = os.path.realpath(workdir)
+
+    def guard(event, args,
+              _workdir=workdir + os.sep, _hidden=tuple(os.path.realpath(h) + os.sep for h in hidden),
+              _pid=os.getpid(), _process=_PROCESS_EVENTS, _paths=_PATH_EVENTS, _network=_NETWORK_EVENTS,
+              _native=_NATIVE_EVENTS, _attributes=_GUARD_ATTRIBUTES, _getrlimit=resource.getrlimit,
+              _infinity=resource.RLIM_INFINITY,
+              _write_flags=os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC,
+              _realpath=os.path.realpath, _join=os.path.join, _getcwd=os.getcwd, _isdir=os.path.isdir,
+              _fsdecode=os.fsdecode, _isinstance=isinstance, _len=len, _int=int, _str=str, _bytes=bytes, _pathlike=os.PathLike,
+              _getattr=getattr, _frame=sys._getframe, _dumps=json.dumps, _write=os.write, _exit=os._exit,
+              _fd=report_fd, _status=VIOLATION_STATUS, _null=os.devnull):
+
+        def stop(reason):
+            try:
+                _write(_fd, (_dumps({"violation": reason}) + "\n").encode())
+            finally:
+                _exit(_status)
+
+        def resolve(path):
+            if not _isinstance(path, (_str, _bytes, _pathlike)):
+                return None  # a file descriptor
+            path = _fsdecode(path)
+            return _realpath(path if path.startswith("/") else _join(_getcwd(), path))
+
+        def inside(real):
+            return (real + "/").startswith(_workdir) or real == _null
+
+        if event == "open":
+            real = resolve(args[0])
+            if real is None:
+                return
+            flags = args[2] if _len(args) > 2 and _isinstance(args[2], _int) else 0
+            mode = args[1] if _isinstance(args[1], _str) else ""
+            if flags & _write_flags or "w" in mode or "a" in mode or "x" in mode or "+" in mode:
+                if not inside(real):
+                    stop(f"it tried to write {real}, outside its working directory")
+            elif not inside(real) and _isdir(real):
+                stop(f"it opened the directory {real}, outside its working directory")
+            for hidden in _hidden:
+                if (real + "/").startswith(hidden):
+                    stop(f"it tried to read {real}: a submission may not use ksvm or the solutions")
+        elif event in _process:
+            stop(f"it tried to start a process ({event})")
+        elif event in _paths:
+            for path in args:
+                real = resolve(path)
+                if real is not None and not inside(real):
+                    stop(f"it tried to change {real} ({event}), outside its working directory")
+        elif event == "os.symlink":
+            real = resolve(args[1])
+            if not inside(real):
+                stop(f"it tried to create the link {real}, outside its working directory")
+        elif event == "os.kill":
+            if args[0] != _pid:
+                stop(f"it tried to send a signal to the process {args[0]}")
+        elif event == "os.killpg":
+            stop("it tried to send a signal to a process group")
+        elif event in _network:
+            stop(f"it tried to use the network ({event})")
+        elif event in _native:
+            stop(f"it tried to load native code ({event} {args[-1]!r})")
+        elif event == "resource.setrlimit" or event == "resource.prlimit":
+            if event == "resource.prlimit" and args[0] not in (0, _pid):
+                stop("it tried to change the resource limits of another process")
+            which, limits = args[-2], args[-1]
+            if limits is not None:
+                new, current = limits[1], _getrlimit(which)[1]
+                if current != _infinity and (new == _infinity or new > current):
+                    stop(f"it tried to raise a hard resource limit ({event})")
+        elif event == "object.__setattr__" or event == "object.__delattr__":
+            if args[1] in _attributes and _getattr(args[0], "__code__", None) is _frame(0).f_code:
+                stop("it tried to change the grader's guard")
+
+    sys.addaudithook(guard)
+
+
+def _freeze(value):
+    if hasattr(value, "flags") and hasattr(value, "dtype"):  # an array read from the grader
+        value.flags.writeable = False
+    return value
+
+
+def set_limits(memory, cpu, file_size, processes=None):
+    """Lower this process's limits: bytes of address space, seconds of CPU, bytes per file."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if processes is not None:  # binds only a user id other than root
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+
+
+def _address_space():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmSize in /proc/self/status")
+
+
+def _call(function, args, kwargs, memory):
+    """function(*args, **kwargs), with only ``memory`` more bytes of address space if given."""
+    if memory is None:
+        return function(*args, **kwargs)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (min(_address_space() + int(memory), hard), hard))
+    try:
+        return function(*args, **kwargs)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--limits", type=int, nargs=4, required=True, metavar=("AS", "CPU", "FSIZE", "NPROC"),
+                        help="bytes of address space, seconds of CPU, bytes per file, processes (0: no limit)")
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--site", nargs="*", default=[], help="directories of installed packages")
+    parser.add_argument("--hide", nargs="*", default=[], help="directories the submission may not read")
+    parser.add_argument("--command-fd", type=int, required=True)
+    parser.add_argument("--reply-fd", type=int, required=True)
+    args = parser.parse_args(argv)
+    memory, cpu, file_size, processes = args.limits
+    set_limits(memory, cpu, file_size, processes or None)
+
+    sys.path.extend(args.site)
+    wire = _load_wire()
+    import numpy as np
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    class Shell(InteractiveShell):
+        def enable_gui(self, gui=None):
+            """No event loop here: ``%matplotlib inline`` and the like draw with Agg, or not at all."""
+
+    config = Config()
+    config.HistoryManager.enabled = False  # no history database, and no thread to write it
+    config.InteractiveShell.colors = "NoColor"
+    shell = Shell.instance(config=config)
+    # Let BLAS and LAPACK make their buffers now, not inside a call whose memory is limited.
+    a = np.eye(300) + 1.0
+    np.linalg.solve(a, a @ a[:, :7])
+
+    commands = os.fdopen(args.command_fd, "rb")
+    reply_fd = args.reply_fd
+
+    def reply(message):
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(reply_fd, data):]
+
+    sys.meta_path.insert(0, _RefuseKsvm)
+    install_guard(args.workdir, args.hide, reply_fd)
+    reply({"seq": 0, "ready": True})
+    while True:
+        seq = None
+        try:
+            line = commands.readline()
+            if not line:
+                break
+            request = json.loads(line)
+            seq = request["seq"]
+            if request["op"] == "cell":
+                result = shell.run_cell(request["source"], store_history=False)
+                error = result.error_before_exec or result.error_in_exec
+                answer = {"seq": seq, "error": wire.describe_exception(error) if error is not None else None}
+            elif request["op"] == "call":
+                try:
+                    function = shell.user_ns[request["function"]]
+                except KeyError:
+                    raise NameError(f"name {request['function']!r} is not defined") from None
+                call_args = [_freeze(wire.decode(a)) for a in request["args"]]
+                call_kwargs = {k: _freeze(wire.decode(v)) for k, v in request["kwargs"].items()}
+                returned = _call(function, call_args, call_kwargs, request.get("memory"))
+                answer = {"seq": seq, "value": wire.encode(returned)}
+            else:
+                break
+        except BaseException as exc:  # the submission's error, an interrupt, SystemExit: all are answers
+            answer = {"seq": seq, "raised": wire.describe_exception(exc)}
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            reply(answer)
+        except BaseException:  # an interrupt that came late: the next command clears it
+            continue
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
