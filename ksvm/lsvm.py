@@ -79,6 +79,7 @@ __all__ = [
     "augment",
     "dual_matrix",
     "smw_factor",
+    "smw_solve",
     "lsvm_linear",
     "lsvm_kernel",
     "active_set",
@@ -273,20 +274,38 @@ def smw_factor(A, nu):
     return cholesky(M, "I/nu + H'H", overwrite=True)
 
 
-def _Ht(A, d, v):
-    """``H'v = [A'Dv; -e'Dv]`` without forming ``H = D [A  -e]``."""
-    dv = d * v
-    return np.append(A.T @ dv, -dv.sum())
+def smw_solve(A, d, nu, factor, z):
+    """``Q^{-1} z`` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, by Sherman-Morrison-Woodbury.
 
+    ``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by
+    :func:`smw_factor`: two products with ``A`` and one ``(n+1) x (n+1)``
+    solve, ``H`` never formed.
 
-def _H(A, d, p):
-    """``H p = D (A p_{1..n} - p_{n+1})``."""
-    return d * (A @ p[:-1] - p[-1])
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+    d : ndarray of shape (m,)
+        The labels as floats -1.0 and +1.0.
+    nu : float > 0
+    factor : tuple
+        ``smw_factor(A, nu)``.
+    z : ndarray of shape (m,)
 
+    Returns
+    -------
+    u : ndarray of shape (m,)
 
-def _smw_solve(A, d, nu, factor, z):
-    """``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by :func:`smw_factor`."""
-    return nu * (z - _H(A, d, cho_solve(factor, _Ht(A, d, z), check_finite=False)))
+    Examples
+    --------
+    >>> A, d, z = np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 1.0])
+    >>> H = d[:, None] * np.column_stack([A, -np.ones(2)])
+    >>> np.allclose(smw_solve(A, d, 1.0, smw_factor(A, 1.0), z), np.linalg.solve(np.eye(2) + H @ H.T, z))
+    True
+    """
+    dz = d * z
+    Htz = np.append(A.T @ dz, -dz.sum())  # H'z = [A'Dz; -e'Dz]
+    p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z
+    return nu * (z - d * (A @ p[:-1] - p[-1]))  # H p = D (A p_{1..n} - p_{n+1})
 
 
 def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
@@ -354,10 +373,10 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - alpha u^i)_+, and then Q u^{i+1} = z
         nonlocal Qu
         Qu = 1.0 + np.maximum((Qu - 1.0) - alpha * u, 0.0)
-        return _smw_solve(A, dd, nu, factor, Qu)
+        return smw_solve(A, dd, nu, factor, Qu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
-    result = _iterate(step, _smw_solve(A, dd, nu, factor, np.ones(m)), itmax, tol, return_history)
+    result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), itmax, tol, return_history)
     Du = dd * result.u
     result.w, result.gamma = A.T @ Du, float(-Du.sum())
     return result
@@ -589,10 +608,11 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
 
     def solve_free(free):  # (I/nu + H_F H_F')^{-1} e_F by Sherman-Morrison-Woodbury
         AF, dF = (A, dd) if free.all() else (A[free], dd[free])  # all free at the start
-        return _smw_solve(AF, dF, nu, smw_factor(AF, nu), np.ones(AF.shape[0]))
+        return smw_solve(AF, dF, nu, smw_factor(AF, nu), np.ones(AF.shape[0]))
 
-    def Q_times(u, free):  # u is zero off free: one pass over A, no copy
-        return u / nu + _H(A, dd, _Ht(A, dd, u))
+    def Q_times(u, free):  # u/nu + H(H'u); u is zero off free: no copy of A
+        du = dd * u
+        return u / nu + dd * (A @ (A.T @ du) + du.sum())
 
     result = active_set(solve_free, Q_times, m, itmax, tol, return_history)
     du = dd * result.u
