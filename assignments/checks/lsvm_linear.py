@@ -75,9 +75,9 @@ def check_2(rng):
         where = f"(m={m}, n={n}, nu={nu:g})"
         for k in (1, 2, 5):
             w, gamma, it, ref = yield from run(A, d, nu, itmax=k, tol=1e-14)
-            if it != ref.it:
+            if it != ref.n_iter:
                 raise AssertionError(
-                    f"with itmax={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.it} iterations {where}: "
+                    f"with itmax={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}: "
                     "stop after itmax iterations, and count every computed u^(i+1)")
             if np.abs(w - ref.w).max() > 1e-8 * max(1.0, float(np.abs(ref.w).max())):
                 raise AssertionError(
@@ -85,9 +85,9 @@ def check_2(rng):
                     "the fixed point can be right (check 1): check the start u^0 = Q^{-1} e, the step "
                     "alpha = 1.9 / nu and the update u^(i+1) = Q^{-1}(e + ((Qu^i - e) - alpha u^i)_+)")
         w, gamma, it, ref = yield from run(A, d, nu, itmax=5000, tol=1e-8)
-        if abs(it - ref.it) > 1:
+        if abs(it - ref.n_iter) > 1:
             raise AssertionError(
-                f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.it} with the same tol=1e-8 {where}: "
+                f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same tol=1e-8 {where}: "
                 "stop as soon as ||u^(i+1) - u^i|| <= tol")
 
 
