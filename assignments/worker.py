@@ -33,6 +33,7 @@ import importlib.util
 import json
 import os
 import resource
+import signal
 import sys
 
 VIOLATION_STATUS = 86  # the exit status after the guard stopped the submission
@@ -211,6 +212,10 @@ def main(argv=None):
     parser.add_argument("--command-fd", type=int, required=True)
     parser.add_argument("--reply-fd", type=int, required=True)
     args = parser.parse_args(argv)
+    # The interrupt that follows a timeout must raise KeyboardInterrupt here, also when the
+    # grader was started with SIGINT ignored (under nohup, in the background of a script):
+    # an ignored signal stays ignored across exec.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     memory, cpu, file_size, processes = args.limits
     set_limits(memory, cpu, file_size, processes or None)
 

@@ -11,6 +11,7 @@ import base64
 import copy
 import io
 import os
+import signal
 import site
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -278,3 +279,16 @@ def test_ordinary_habits_do_not_stop_a_correct_submission():
         "%timeit -n1 -r1 gaussian_gram(G, G, 1.0)", id="habits"))
     result = grade.grade_notebook(nb)
     assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
+
+
+def test_an_endless_loop_is_interrupted_when_the_grader_was_started_ignoring_sigint():
+    # A grader started in the background of a script or under nohup ignores SIGINT, and its
+    # workers would inherit that across exec: the interrupt after a timeout must still work.
+    attack = CATALOGUE["endless-loop"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        result = grade.grade_notebook(attacked(attack), limits=attack.limits, isolate=attack.isolate)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    report = grade.format_result(result)
+    assert result.score == 0 and attack.shows in report, report
