@@ -13,7 +13,11 @@ base
     The contract every estimator keeps (fitted attributes, decision function, one table
     of hyper-parameters validated before any work).
 report
-    The chapters' printed claims: bounds checked before they are printed.
+    The chapters' printed claims: bounds checked before they are printed; listings of
+    the package's source.
+plotting
+    The two classes and a decision function's level sets, drawn alike in every chapter
+    (imported on its own, ``import ksvm.plotting``, so that ksvm needs no matplotlib).
 smo
     SMO for the soft-margin SVM dual, and the estimator SoftMarginSVC.
 primal

@@ -18,11 +18,19 @@ and 4078 on the other.  A chapter therefore prints what does not change:
 
 Counts that depend on the path of an iterative solver are printed in cells
 that nbval does not compare, next to an assertion that states the claim.
+
+A chapter also shows the package's own code, so that the page and the tested
+code cannot drift apart: :func:`listing` turns a function or class of ``ksvm``
+into a listing with a caption that names it (``ksvm.smo.smo_step``).
 """
+
+import ast
+import inspect
+import textwrap
 
 import numpy as np
 
-__all__ = ["rel_err", "below", "fixed"]
+__all__ = ["rel_err", "below", "fixed", "listing", "Listing"]
 
 
 def rel_err(a, b):
@@ -125,3 +133,95 @@ def fixed(value, digits=4):
     ('0.0000', '0.667', '-0.5')
     """
     return f"{round(float(value), digits) + 0.0:.{digits}f}"
+
+
+class Listing:
+    """The source of a function or class, shown as a captioned code listing.
+
+    In Jupyter and in the built book it renders as Markdown: a caption naming
+    the object (``ksvm.module.name``) above a highlighted code block.  As plain
+    text (``repr``) it is the caption and the code.  Made by :func:`listing`.
+
+    Attributes
+    ----------
+    qualified_name : str
+        ``module.name`` of the object shown.
+    code : str
+        The source shown, dedented, without the docstring unless asked for.
+    """
+
+    def __init__(self, qualified_name, code):
+        self.qualified_name = qualified_name
+        self.code = code
+
+    def caption(self):
+        return f"Listing: {self.qualified_name}"
+
+    def _repr_markdown_(self):
+        fence = "````" if "```" in self.code else "```"
+        return f"**Listing** `{self.qualified_name}`\n\n{fence}python\n{self.code}\n{fence}\n"
+
+    def __repr__(self):
+        return f"{self.caption()}\n\n{self.code}"
+
+
+def listing(obj, docstring=False):
+    """The source of ``obj`` as a :class:`Listing`, for a chapter to display.
+
+    Parameters
+    ----------
+    obj : function or class
+        Defined in a Python source file (a builtin has no source to show).
+    docstring : bool, default=False
+        Keep the docstring; by default it is dropped, since the chapter's text
+        says what the docstring says.
+
+    Returns
+    -------
+    shown : Listing
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is not a function or class, or its source cannot be found.
+
+    Examples
+    --------
+    >>> shown = listing(fixed)
+    >>> shown.qualified_name
+    'ksvm.report.fixed'
+    >>> print(shown.code.splitlines()[0])
+    def fixed(value, digits=4):
+    >>> "Examples" in shown.code
+    False
+    """
+    if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+        raise TypeError(f"listing shows a function or a class, got {type(obj).__name__}.")
+    try:
+        source = textwrap.dedent(inspect.getsource(obj))
+    except (OSError, TypeError) as exc:
+        raise TypeError(f"the source of {obj.__qualname__} cannot be found: {exc}") from None
+    if not docstring:
+        source = _without_docstrings(source)
+    name = f"{obj.__module__}.{obj.__qualname__}"
+    return Listing(name, source.rstrip("\n"))
+
+
+def _without_docstrings(source):
+    """``source`` with the docstring of its function or class (and methods) removed."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    drop = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                if len(body) == 1:
+                    continue  # a docstring-only body: keep it, or the code would not parse
+                drop.update(range(body[0].lineno - 1, body[0].end_lineno))
+    return "".join(line for i, line in enumerate(lines) if i not in drop)

@@ -1,8 +1,11 @@
 """ksvm.report: the claims a chapter prints are checked, and print the same everywhere."""
 
+import inspect
+
 import numpy as np
 import pytest
 
+from ksvm import report
 from ksvm.report import below, fixed, rel_err
 
 
@@ -39,3 +42,48 @@ def test_below_fails_when_the_claim_does(value):
 )
 def test_fixed_has_one_zero(value, digits, text):
     assert fixed(value, digits) == text
+
+
+# --- listing: the package's source, shown with a caption -------------------------
+
+
+def test_listing_shows_the_real_source_without_its_docstring():
+    from ksvm.smo import smo
+
+    shown = report.listing(smo)
+    assert shown.qualified_name == "ksvm.smo.smo"
+    source = inspect.getsource(smo)
+    body_lines = [line for line in shown.code.splitlines() if line.strip()]
+    # every line shown is a line of the real source, in order, and the docstring is gone
+    it = iter(source.splitlines())
+    assert all(any(line == s for s in it) for line in body_lines)
+    assert smo.__doc__.strip().splitlines()[0] not in shown.code
+    compile(shown.code, "<listing>", "exec")
+
+
+def test_listing_keeps_the_docstring_when_asked_and_renders_markdown():
+    shown = report.listing(report.fixed, docstring=True)
+    assert report.fixed.__doc__.strip().splitlines()[0] in shown.code
+    md = shown._repr_markdown_()
+    assert md.startswith("**Listing** `ksvm.report.fixed`")
+    assert "```python\n" in md and md.rstrip().endswith("```")
+    assert repr(shown).startswith("Listing: ksvm.report.fixed\n")
+
+
+def test_listing_of_a_class_drops_method_docstrings_and_still_parses():
+    from ksvm.base import BaseKernelClassifier
+
+    shown = report.listing(BaseKernelClassifier)
+    assert shown.code.startswith("class BaseKernelClassifier(")
+    compile(shown.code, "<listing>", "exec")
+    for name, method in vars(BaseKernelClassifier).items():
+        doc = getattr(method, "__doc__", None)
+        if callable(method) and doc and len(doc.strip()) > 20:
+            assert doc.strip().splitlines()[0] not in shown.code, name
+
+
+def test_listing_refuses_what_has_no_source():
+    with pytest.raises(TypeError, match="function or a class"):
+        report.listing(3.0)
+    with pytest.raises(TypeError, match="cannot be found"):
+        report.listing(type("Made", (), {}))
