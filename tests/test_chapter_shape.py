@@ -38,7 +38,6 @@ NOT_CHAPTERS = {"exercise_index", "convex_duality"}
 NOT_YET_REWRITTEN = {
     "choosing_a_method",
     "feature_space_statistics",
-    "kernel_svm",
     "kernel_trick",
     "lsvm_algorithm",
     "lsvm_features",
