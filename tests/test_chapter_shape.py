@@ -37,7 +37,6 @@ NOT_CHAPTERS = {"exercise_index", "preface"}
 NOT_YET_REWRITTEN = {
     "choosing_a_method",
     "feature_space_statistics",
-    "kernel_svm",
     "kernel_trick",
     "lsvm_algorithm",
     "lsvm_features",
