@@ -40,8 +40,6 @@ NOT_YET_REWRITTEN = {
     "kernel_trick",
     "lsvm_algorithm",
     "lsvm_features",
-    "lsvm_kernel",
-    "lsvm_newton",
     "lsvm_scale",
     "max_margin",
     "mercer",
