@@ -44,7 +44,6 @@ NOT_YET_REWRITTEN = {
     "lsvm_features",
     "lsvm_kernel",
     "lsvm_newton",
-    "lsvm_scale",
     "max_margin",
     "mercer",
     "rlsc_rlr",
