@@ -40,7 +40,6 @@ NOT_YET_REWRITTEN = {
     "feature_space_statistics",
     "kernel_svm",
     "kernel_trick",
-    "lsvm_algorithm",
     "lsvm_features",
     "lsvm_kernel",
     "lsvm_newton",
