@@ -43,7 +43,6 @@ NOT_YET_REWRITTEN = {
     "lsvm_kernel",
     "lsvm_newton",
     "lsvm_scale",
-    "max_margin",
     "mercer",
     "rlsc_rlr",
     "soft_margin",
