@@ -45,7 +45,6 @@ NOT_YET_REWRITTEN = {
     "lsvm_scale",
     "mercer",
     "rlsc_rlr",
-    "soft_margin",
     "three_classifiers",
     "weighted_ascent",
 }
