@@ -38,10 +38,8 @@ NOT_YET_REWRITTEN = {
     "choosing_a_method",
     "kernel_trick",
     "lsvm_features",
-    "max_margin",
     "mercer",
     "rlsc_rlr",
-    "soft_margin",
     "three_classifiers",
 }
 
