@@ -39,7 +39,6 @@ NOT_YET_REWRITTEN = {
     "choosing_a_method",
     "feature_space_statistics",
     "kernel_svm",
-    "kernel_trick",
     "lsvm_algorithm",
     "lsvm_features",
     "lsvm_kernel",
