@@ -45,7 +45,6 @@ NOT_YET_REWRITTEN = {
     "lsvm_newton",
     "lsvm_scale",
     "max_margin",
-    "mercer",
     "rlsc_rlr",
     "soft_margin",
     "three_classifiers",
