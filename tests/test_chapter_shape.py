@@ -49,7 +49,6 @@ NOT_YET_REWRITTEN = {
     "mercer",
     "rlsc_rlr",
     "soft_margin",
-    "three_classifiers",
     "weighted_ascent",
 }
 
