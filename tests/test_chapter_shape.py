@@ -47,7 +47,6 @@ NOT_YET_REWRITTEN = {
     "lsvm_scale",
     "max_margin",
     "mercer",
-    "rlsc_rlr",
     "soft_margin",
     "weighted_ascent",
 }
