@@ -41,7 +41,6 @@ NOT_YET_REWRITTEN = {
     "kernel_svm",
     "kernel_trick",
     "lsvm_algorithm",
-    "lsvm_features",
     "lsvm_kernel",
     "lsvm_newton",
     "lsvm_scale",
