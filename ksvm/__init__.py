@@ -15,6 +15,10 @@ base
 report
     The chapters' printed claims: bounds checked before they are printed; listings of
     the package's source.
+explore
+    Figures a reader can move: an ipywidgets explorer in Jupyter and a slider over
+    precomputed frames in the HTML book, from one drawing function
+    (imported on its own, like plotting).
 plotting
     The two classes and a decision function's level sets, drawn alike in every chapter
     (imported on its own, ``import ksvm.plotting``, so that ksvm needs no matplotlib).
