@@ -131,8 +131,8 @@ def make_ascent_explorer(
     explorer = Explorer(
         draw, {"rho": rhos, "k": iterations}, start={"rho": rhos[0], "k": iterations[0]},
         stepper="k",
-        caption="Move rho: a larger step climbs to Q* in fewer iterations (the run ends at the dot); "
-                "the circles grow on the few points that end as support vectors.",
+        caption="Move rho: a larger step reaches Q* (dashed) in fewer iterations, until at rho = 2 the "
+                "run stops short of it; step through k to watch alpha gather on a few support vectors.",
     )
     explorer.runs, explorer.q_star, explorer.alphas = runs, q_star, alphas
     return explorer
