@@ -171,14 +171,15 @@ def _legend_handles(extra=()):
     return handles + list(extra)
 
 
-def _draw_plane(ax, f, X, y, box, support, resolution):
+def _draw_plane(ax, f, X, y, box, support, resolution, size=10):
     """Levels of ``f``, the points and the rings, on the box; a constant f only shades."""
     levels, mean = _levels_reached(f, box, resolution)
     if levels:
         plot_decision(ax, f, box, levels=levels, resolution=resolution, pad=0.0)
     else:  # f keeps one sign (or is constant): shade the side it predicts
-        ax.set_facecolor("#f6dcd9" if mean > 0 else "#dde7f3")
-    plot_classes(ax, X, y, support=support, size=10, legend=False)
+        if mean != 0:  # (f = 0 everywhere, as at lambda = 0 with b = 0, predicts neither side)
+            ax.set_facecolor("#f6dcd9" if mean > 0 else "#dde7f3")
+    plot_classes(ax, X, y, support=support, size=size, legend=False)
     ax.set(xlim=(box[0, 0], box[1, 0]), ylim=(box[0, 1], box[1, 1]), aspect="equal", xticks=[], yticks=[])
 
 
@@ -381,8 +382,8 @@ def _span(values):
 
 def make_smo_stepper_explorer(
     X, y, C=1.0, *, tol=1e-10, max_steps=40, resolution=80,
-    caption="Click step: the pair (i, j) moves, the objective climbs at every step, "
-    "the KKT gap falls only on the whole, to 0 at the optimum.",
+    caption="Step by step: the pair (i, j) that moved is ringed in gold; the dual objective climbs at "
+    "every step, the KKT gap falls only on the whole, to 0 at the optimum.",
 ):
     """A stepper through SMO on a small linear problem: one frame per pair step.
 
@@ -443,7 +444,7 @@ def make_smo_stepper_explorer(
         state = path[k]
         w = X.T @ (state.alpha * yf)
         ax = fig.add_axes([0.01, 0.08, 0.5, 0.8])
-        _draw_plane(ax, lambda Z: Z @ w + state.b, X, y, box, state.alpha > 0, resolution)
+        _draw_plane(ax, lambda Z: Z @ w + state.b, X, y, box, state.alpha > 0, resolution, size=22)
         if state.pair is None:
             ax.set_title("k = 0: all $\\lambda_i = 0$", fontsize=10)
         else:
