@@ -258,7 +258,11 @@ def make_soft_margin_explorer(
                    fontsize=9, frameon=False)
         return fit.numbers()
 
-    start = start or {"C": 1.0 if 1.0 in Cs else list(Cs)[len(Cs) // 2], "gamma": 10.0 if 10.0 in gammas else list(gammas)[len(gammas) // 2]}
+    if start is None:  # C = 1, gamma = 10 where the grid has them, else the middle
+        start = {
+            "C": 1.0 if 1.0 in Cs else list(Cs)[len(Cs) // 2],
+            "gamma": 10.0 if 10.0 in gammas else list(gammas)[len(gammas) // 2],
+        }
     explorer = _PaletteExplorer(draw, {"C": list(Cs), "gamma": list(gammas)}, start=start, caption=caption)
     explorer.fits = fits
     return explorer
