@@ -18,7 +18,7 @@ report
 explore
     Figures a reader can move: an ipywidgets explorer in Jupyter and a slider over
     precomputed frames in the HTML book, from one drawing function
-    (imported on its own, like plotting).
+    (imported on its own, like plotting); the book's explorers are in ksvm.explorers.
 plotting
     The two classes and a decision function's level sets, drawn alike in every chapter
     (imported on its own, ``import ksvm.plotting``, so that ksvm needs no matplotlib).
