@@ -1,0 +1,1 @@
+"""The book's explorers, one module per topic."""
