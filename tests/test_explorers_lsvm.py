@@ -84,7 +84,7 @@ def test_the_step_button_and_the_numbers(explorer):
         assert shown["i"] == i
         assert shown["||u^(i+1) - u^i||"] == pytest.approx(np.linalg.norm(U[i + 1] - U[i]), rel=1e-8)
         assert shown["objective"] == pytest.approx(0.5 * U[i] @ Q @ U[i] - U[i].sum(), rel=1e-12)
-        assert shown["u_i < 0"] == int(np.sum(U[i] < -1e-12))
+        assert shown["negative u_j"] == int(np.sum(U[i] < -1e-12))
     assert np.linalg.norm(U[i] - U[i - 1]) <= 4e-4 < np.linalg.norm(U[i - 1] - U[i - 2])  # Code 2's stop
 
 

@@ -85,7 +85,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
     explorer : ksvm.explore.Explorer
         With the parameter ``i`` (a stepper) and the numbers ``i``,
         ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
-        ``u_i < 0`` (how many entries of ``u^i`` are negative).  Its attribute
+        ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute
         ``iterates`` holds ``u^0, ..., u^{N+1}`` (``N`` the last ``i``) and
         ``rho``, ``q_min`` the bound's constants.
 
@@ -171,7 +171,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
             "i": int(i),
             "||u^(i+1) - u^i||": float(steps[i]),
             "objective": float(objective[i]),
-            "u_i < 0": int(neg.sum()),
+            "negative u_j": int(neg.sum()),
         }
 
     explorer = Explorer(
