@@ -87,7 +87,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
         ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
         ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute
         ``iterates`` holds ``u^0, ..., u^{N+1}`` (``N`` the last ``i``) and
-        ``rho``, ``q_min`` the bound's constants.
+        ``rho``, ``q_min`` the bound's constants, ``w`` and ``gamma`` the planes drawn.
 
     Raises
     ------
@@ -186,4 +186,5 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
     )
     explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
     explorer.A, explorer.d, explorer.nu, explorer.result = A, dd, nu, final
+    explorer.w, explorer.gamma = W, gammas  # the planes drawn, one row per iterate
     return explorer
