@@ -1,0 +1,190 @@
+"""An LSVM stepper: the iterates of Code 2, one iteration per step.
+
+:func:`make_lsvm_explorer` runs :func:`ksvm.lsvm.lsvm_linear` on a small problem
+in the plane and shows, for each iteration ``i`` of its loop, the plane
+``x'w = gamma`` that ``u^i`` gives by (9), ``w = A'Du`` and ``gamma = -e'Du``, and
+the step ``||u^{i+1} - u^i||`` on a log scale against the geometric bound that
+the convergence theorem implies (and the rate actually observed).
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..datasets import make_noisy_2d
+from ..explore import Explorer
+from ..lsvm import lsvm_linear
+from ..plotting import plot_classes, plot_decision
+
+__all__ = ["lsvm_iterates", "make_lsvm_explorer"]
+
+
+def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
+    """The iterates ``u^0, ..., u^n_iter`` of :func:`ksvm.lsvm.lsvm_linear`.
+
+    ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``itmax=i``), so
+    these are the package's iterates, not a re-implementation of them.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+    d : ndarray of shape (m,), labels in {-1, +1}
+    nu : float > 0
+    n_iter : int >= 0
+    alpha : float, optional
+        The step; ``lsvm_linear``'s default ``1.9 / nu`` if None.
+    tol : float, default=1e-300
+        Passed on; below the rounding floor, so that only ``itmax`` stops the loop.
+
+    Returns
+    -------
+    U : ndarray of shape (n_iter + 1, m)
+    """
+    U = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at itmax on purpose
+        for i in range(n_iter + 1):
+            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, itmax=i, tol=tol).u)
+    return np.array(U)
+
+
+def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60):
+    """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
+
+    The parameter ``i`` runs from 0 to the iteration at which
+    ``lsvm_linear(A, d, nu, tol=tol)`` stops; its last value shows that call's
+    answer.  Each frame draws the data and the plane ``x'w = gamma`` of ``u^i``
+    with its bounding planes ``x'w = gamma +- 1`` (levels -1/0/+1), the points
+    with ``u^i_j < 0`` crossed, and, in a second panel, ``||u^{i+1} - u^i||``
+    against ``i`` on a log scale with
+
+    * the bound of the convergence theorem: ``Qu^{i+1} = z(u^i)`` and the map
+      ``Qu -> z(u)`` contracts by ``rho = max_q |1 - alpha / q|``, so
+      ``||u^{i+1} - u^i|| <= ||Q(u^{i+1} - u^i)|| / q_min <= rho^i ||Q(u^1 - u^0)|| / q_min``;
+    * the observed rate, ``r^i`` through the last step with ``r`` the geometric
+      mean of the step ratios;
+    * the stopping tolerance ``tol``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, 2), optional
+        The points; by default 40 points of ``make_noisy_2d(40, flip=0.1, seed=1234)``.
+    d : ndarray of shape (m,), optional
+        Their labels in {-1, +1} (given together with ``A``).
+    nu : float > 0, default=1.0
+    alpha : float in (0, 2/nu), optional
+        The step; the authors' ``1.9 / nu`` if None.
+    tol : float > 0, default=4e-4
+        Code 2's stopping tolerance: sets how many iterations there are to step through.
+    itmax : int, default=60
+        At most this many iterations (and frames, plus one).
+
+    Returns
+    -------
+    explorer : ksvm.explore.Explorer
+        With the parameter ``i`` (a stepper) and the numbers ``i``,
+        ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
+        ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute
+        ``iterates`` holds ``u^0, ..., u^{N+1}`` (``N`` the last ``i``) and
+        ``rho``, ``q_min`` the bound's constants, ``w`` and ``gamma`` the planes drawn.
+
+    Raises
+    ------
+    ValueError
+        If only one of ``A`` and ``d`` is given, ``A`` is not a set of points in the
+        plane, or ``lsvm_linear`` refuses the parameters.
+
+    Examples
+    --------
+    >>> ex = make_lsvm_explorer(tol=1e-2)
+    >>> ex.params["i"][:3], ex.stepper
+    ([0, 1, 2], 'i')
+    """
+    if (A is None) != (d is None):
+        raise ValueError("give both the points A and their labels d, or neither.")
+    if A is None:
+        A, d = make_noisy_2d(40, flip=0.1, seed=1234)
+    A = np.asarray(A, dtype=np.float64)
+    d = np.asarray(d)
+    if A.ndim != 2 or A.shape[1] != 2:
+        raise ValueError(f"the stepper draws points in the plane: A must have shape (m, 2), got {A.shape}.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # itmax may cut the run short
+        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, itmax=itmax)
+    n_last = final.n_iter
+    # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
+    U = lsvm_iterates(A, d, nu, n_last + 1, alpha=alpha)
+    dd = np.where(d == d.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
+    m = len(dd)
+    alpha_ = 1.9 / nu if alpha is None else float(alpha)
+    G = np.hstack([A, -np.ones((m, 1))])
+    H = dd[:, None] * G  # H = D[A  -e], small here
+
+    def Q_times(V):  # rows: Q v = v / nu + H H'v, Q not formed
+        return V / nu + (V @ H) @ H.T
+
+    steps = np.linalg.norm(np.diff(U, axis=0), axis=1)  # ||u^{i+1} - u^i||, i = 0..N
+    objective = 0.5 * np.einsum("ij,ij->i", U, Q_times(U)) - U.sum(axis=1)
+    planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', gamma)
+    W, gammas = planes[:, :2], planes[:, 2]
+    lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
+    q_max = 1.0 / nu + lam[-1]
+    q_min = 1.0 / nu + (lam[0] if m <= H.shape[1] else 0.0)
+    rho = max(abs(1.0 - alpha_ / q_min), abs(1.0 - alpha_ / q_max))
+    first = np.linalg.norm(Q_times(U[1] - U[0]))
+    idx = np.arange(n_last + 1)
+    bound = rho**idx * first / q_min
+    ratios = steps[1:] / steps[:-1]
+    r = float(np.exp(np.mean(np.log(ratios)))) if len(ratios) else 0.0
+    observed = steps[n_last] * r ** (idx - n_last) if r > 0 else np.full(len(idx), np.nan)
+    lo = min(steps.min(), tol) / 3.0
+    hi = max(bound.max(), steps.max()) * 3.0
+
+    def draw(fig, i):
+        ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.15]})
+        w, gamma = W[i], gammas[i]
+        if np.any(w != 0.0):
+            plot_decision(ax0, lambda Z: Z @ w - gamma, A, resolution=120)
+        neg = U[i] < 0
+        plot_classes(ax0, A, np.where(dd > 0, 1, -1), legend=False)
+        if neg.any():
+            ax0.scatter(*A[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$u_j < 0$")
+            ax0.legend(loc="lower left", fontsize="x-small", framealpha=0.85)
+        ax0.set_title(f"plane $x'w = \\gamma$ of $u^{{{i}}}$", fontsize="small")
+        ax0.set_xlabel("$x_1$")
+        ax0.set_ylabel("$x_2$")
+        ax0.set_aspect("equal")
+        ax1.semilogy(idx, steps[: n_last + 1], color="0.8", lw=1)
+        ax1.semilogy(idx[: i + 1], steps[: i + 1], color="tab:blue", lw=1.5, label="$\\|u^{i+1}-u^i\\|$")
+        ax1.plot([i], [steps[i]], "o", color="tab:blue", ms=5)
+        ax1.semilogy(idx, bound, color="tab:orange", ls="--", lw=1, label=f"bound $\\propto\\rho^i$, $\\rho={rho:.3f}$")
+        ax1.semilogy(idx, observed, color="tab:green", ls=":", lw=1.2, label=f"observed rate {r:.2f}")
+        ax1.axhline(tol, color="0.5", lw=0.8, ls="-.", label=f"tol = {tol:g}")
+        ax1.set_ylim(lo, hi)
+        ax1.set_xlabel("iteration $i$")
+        ax1.legend(fontsize="x-small", loc="lower left")
+        ax1.tick_params(labelsize="small")
+        ax0.tick_params(labelsize="small")
+        fig.tight_layout()
+        return {
+            "i": int(i),
+            "||u^(i+1) - u^i||": float(steps[i]),
+            "objective": float(objective[i]),
+            "negative u_j": int(neg.sum()),
+        }
+
+    explorer = Explorer(
+        draw,
+        {"i": list(range(n_last + 1))},
+        start={"i": 0},
+        stepper="i",
+        caption=(
+            "Step through Code 2: the plane settles in a few iterations, the step falls "
+            "geometrically, far faster than the bound, until it is below tol."
+        ),
+    )
+    explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
+    explorer.A, explorer.d, explorer.nu, explorer.result = A, dd, nu, final
+    explorer.w, explorer.gamma = W, gammas  # the planes drawn, one row per iterate
+    return explorer
