@@ -133,3 +133,29 @@ def test_chapter_renders_offline_with_math_and_figures(page):
     run_offline_browser(path.as_uri(), f"--screenshot={shot}", "--window-size=1200,1600")
     with Image.open(io.BytesIO(shot.read_bytes())) as im:
         assert max(ImageStat.Stat(im.convert("L")).stddev) > 10
+
+
+def explorer_pages():
+    """The chapters whose stored outputs hold an explorer's HTML slider."""
+    return [nb.stem for nb in sorted((ROOT / "book").glob("*.ipynb")) if "ksvm-explorer-data" in nb.read_text()]
+
+
+def test_the_book_has_six_explorers():
+    count = sum((ROOT / "book" / f"{p}.ipynb").read_text().count("ksvm-explorer-data") for p in explorer_pages())
+    assert count >= 6, f"{count} explorers in the chapters"
+
+
+@needs_build
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+@pytest.mark.parametrize("page", explorer_pages())
+def test_every_explorer_slider_moves_its_picture_offline(page):
+    # The page's own script, asked by the URL's fragment, moves every slider of every
+    # explorer to its end and marks whether the picture changed; the browser has no network.
+    path = HTML / "book" / f"{page}.html"
+    expected = path.read_text().count('class="ksvm-explorer"')
+    assert expected >= 1, "the notebook holds an explorer, the page shows none"
+    dom = run_offline_browser(path.as_uri() + "#ksvm-explorer-selftest", "--dump-dom")
+    changed, unchanged = dom.count('data-selftest="changed"'), dom.count('data-selftest="unchanged"')
+    assert changed == expected, (
+        f"{changed} of {expected} explorers changed their picture; {unchanged} did not"
+    )
