@@ -145,6 +145,36 @@ def test_the_book_has_six_explorers():
     assert count >= 6, f"{count} explorers in the chapters"
 
 
+# Measures, once MathJax has typeset the page, every display equation, code cell
+# and printed output of the article; one that is wider than its box scrolls
+# sideways or is cut off.  Folded parts (dropdowns, toggled cells) are reported
+# apart: the reader opens those on purpose.
+WIDTH_PROBE = """<script>
+window.addEventListener("load", function () {
+  var measure = function () {
+    var out = [];
+    document.querySelectorAll(
+      "article mjx-container[display='true'], article div.cell_input pre, article .cell_output pre"
+    ).forEach(function (el) {
+      var folded = el.closest("details, .toggle-hidden, .dropdown") !== null;
+      var w = el.scrollWidth;
+      var c = el.tagName === "PRE" ? el.clientWidth : el.parentElement.clientWidth;
+      if (w > c + 2) out.push({folded: folded, tag: el.tagName, width: w, box: c,
+                               text: el.textContent.slice(0, 70).replace(/\\s+/g, " ")});
+    });
+    document.body.setAttribute("data-too-wide", JSON.stringify(out));
+  };
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    MathJax.startup.promise.then(function () { setTimeout(measure, 500); });
+  else setTimeout(measure, 3000);
+});
+</script>"""
+
+# A 1280-pixel window less a classic 15-pixel scrollbar, which --hide-scrollbars
+# would otherwise give back to the article column.
+WIDTH_PROBE_WINDOW = "--window-size=1265,1000"
+
+
 @needs_build
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 @pytest.mark.parametrize("page", explorer_pages())
@@ -158,4 +188,28 @@ def test_every_explorer_slider_moves_its_picture_offline(page):
     changed, unchanged = dom.count('data-selftest="changed"'), dom.count('data-selftest="unchanged"')
     assert changed == expected, (
         f"{changed} of {expected} explorers changed their picture; {unchanged} did not"
+    )
+
+
+@needs_build
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+@pytest.mark.parametrize("page", [p.stem for p in chapter_pages()])
+def test_no_visible_equation_code_or_output_is_wider_than_the_page(page):
+    import html
+    import json
+
+    path = HTML / "book" / f"{page}.html"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    # a copy beside the page, so that its relative links to _static/ still resolve
+    probe = path.with_name(f"__width_probe_{page}.html")
+    probe.write_text(path.read_text().replace("</body>", WIDTH_PROBE + "</body>", 1))
+    try:
+        dom = run_offline_browser(probe.as_uri(), "--dump-dom", WIDTH_PROBE_WINDOW)
+    finally:
+        probe.unlink()
+    match = re.search(r'data-too-wide="([^"]*)"', dom)
+    assert match, "the width probe did not report (MathJax never finished?)"
+    visible = [e for e in json.loads(html.unescape(match.group(1))) if not e["folded"]]
+    assert not visible, f"{len(visible)} visible element(s) wider than the article:\n" + "\n".join(
+        f"  {e['tag']} {e['width']}px in {e['box']}px: {e['text']}" for e in visible
     )
