@@ -1,0 +1,172 @@
+"""Print the whole book to one PDF, _build/html/ksvm-book.pdf, beside the HTML book.
+
+Run from the repository root after the HTML build (README command one does both):
+
+    python tools/book_pdf.py
+
+It does two things:
+
+1. builds the book as one HTML page (Sphinx's ``singlehtml`` builder, through
+   jupyter-book, as strict as the HTML build: ``-W -n --keep-going``) into
+   ``_build/singlehtml``; it reuses the doctrees of the HTML build, so it only
+   writes;
+2. prints that page with headless Chromium, with the network cut as in
+   ``tests/test_book_offline.py``, so that the math is typeset by the MathJax
+   shipped with the book and nothing is fetched.  The print stylesheet (the
+   ``@media print`` block of ``_static/ksvm.css``) hides the sidebars, the
+   buttons and the explorers' sliders: an explorer prints its first frame.
+
+The PDF lands in ``_build/html`` so that the front page links to it by a plain
+relative link.
+
+This module is also a Sphinx extension (``_config.yml``, ``sphinx.local_extensions``):
+see :func:`setup`.
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"
+SINGLE = BUILD / "singlehtml"
+PDF = BUILD / "html" / "ksvm-book.pdf"
+
+
+# --- the Sphinx extension ------------------------------------------------------------
+
+
+def _give_singlehtml_the_html_handlers(app):
+    """Let the singlehtml writer render every node the html writer renders.
+
+    Sphinx looks up an extension's node handlers under the builder's name and only
+    falls back to its format ("html") when no extension registered any under that
+    name.  sphinx-exercise registers its nodes for ``singlehtml`` by name, so the
+    fallback never happens and myst-nb's folded cells (``HideCodeCellNode``) and
+    every other html-only node stop the build with "unknown node type"
+    (jupyter-book issue 2322).  Copying the html handlers that singlehtml lacks
+    restores the fallback.
+    """
+    handlers = app.registry.translation_handlers
+    if app.builder.name != "singlehtml" or "singlehtml" not in handlers:
+        return
+    for node, visit_depart in handlers.get("html", {}).items():
+        handlers["singlehtml"].setdefault(node, visit_depart)
+
+
+def setup(app):
+    app.connect("builder-inited", _give_singlehtml_the_html_handlers)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# --- the PDF ---------------------------------------------------------------------------
+
+
+def build_single_page():
+    # the jupyter-book installed beside this Python (the book's virtual environment)
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    command = [
+        str(jupyter_book) if jupyter_book.exists() else "jupyter-book",
+        "build", ".", "--builder", "singlehtml", "-W", "-n", "--keep-going",
+    ]
+    print("+ jupyter-book", " ".join(command[1:]), flush=True)
+    result = subprocess.run(command, cwd=ROOT)
+    if result.returncode != 0:
+        sys.exit(f"the single-page build failed (exit status {result.returncode}); see above")
+    return page_at_the_root()
+
+
+def page_at_the_root():
+    """The single page, written where its links expect it to be.
+
+    The book's root document is book/preface, so Sphinx writes the single page to
+    _build/singlehtml/book/preface.html, but writes its links as if the page sat at
+    the top of _build/singlehtml (``_static/...``, ``_images/...``,
+    ``book/preface.html#anchor``).  A copy at the top, with the links to itself made
+    in-page anchors, loads its stylesheets, MathJax and figures, and its
+    cross-references become links inside the PDF.
+    """
+    written = SINGLE / "book" / "preface.html"
+    if not written.is_file():
+        sys.exit(f"{written.relative_to(ROOT)} is missing: build the single page first")
+    text = re.sub(r'href="book/preface\.html(?=[#"])', 'href="', written.read_text())
+    page = SINGLE / "ksvm-book.html"
+    page.write_text(text)
+    return page
+
+
+def chromium_command(page, pdf, budget_ms):
+    """Headless Chromium printing page to pdf, with no network (as the offline test)."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        sys.exit(
+            "tools/book_pdf.py prints the book with headless Chromium, which is not installed.\n"
+            "Install Debian's chromium (apt-get install chromium) and run it again;\n"
+            "the HTML book in _build/html is built and complete without it."
+        )
+    command = [
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={BUILD / 'chromium-profile'}",
+        # no name resolves and every proxy is dead: a remote asset would be missing
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--proxy-server=http://127.0.0.1:9",
+        # time for MathJax to typeset every formula before the page is printed
+        f"--virtual-time-budget={budget_ms}",
+        "--run-all-compositor-stages-before-draw",
+        "--no-pdf-header-footer",
+        # bookmarks from the headings: chapters and sections in the reader's outline
+        "--generate-pdf-document-outline",
+        f"--print-to-pdf={pdf}",
+        page.as_uri(),
+    ]
+    # and, where we may, an empty network namespace
+    if shutil.which("unshare") and subprocess.run(
+        ["unshare", "-n", "true"], capture_output=True
+    ).returncode == 0:
+        command = ["unshare", "-n", *command]
+    return command
+
+
+def print_to_pdf(page, pdf, budget_ms):
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    partial = pdf.with_suffix(".partial.pdf")
+    partial.unlink(missing_ok=True)
+    command = chromium_command(page, partial, budget_ms)
+    print("+ chromium --headless --print-to-pdf", partial.relative_to(ROOT), flush=True)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
+        sys.exit(f"Chromium did not print the book (exit status {result.returncode}):\n"
+                 + result.stderr[-3000:])
+    partial.replace(pdf)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skip-build", action="store_true",
+                        help="print the existing _build/singlehtml without rebuilding it")
+    parser.add_argument("--budget", type=int, default=60_000,
+                        help="Chromium's virtual time budget in ms (default: %(default)s)")
+    args = parser.parse_args(argv)
+
+    start = time.perf_counter()
+    page = page_at_the_root() if args.skip_build else build_single_page()
+    built = time.perf_counter()
+    print_to_pdf(page, PDF, args.budget)
+    done = time.perf_counter()
+    print(f"The book as a PDF: {PDF.relative_to(ROOT)} ({PDF.stat().st_size / 1e6:.1f} MB; "
+          f"single page {built - start:.0f} s, printing {done - built:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
