@@ -117,6 +117,9 @@ def test_chapter_renders_offline_with_math_and_figures(page):
     assert n_typeset >= n_math, f"{n_typeset} typeset of {n_math} math elements"
     untypeset = re.findall(r'class="math[^"]*">\s*(?:\\\(|\\\[|\$)', dom)
     assert not untypeset, f"{len(untypeset)} math elements still hold raw TeX"
+    # ... without an error (MathJax shows its message in place of the formula)
+    errors = re.findall(r'<mjx-merror[^>]*data-mjx-error="([^"]*)"', dom)
+    assert not errors, f"MathJax errors: {errors[:5]}"
 
     # ... and every image is a local file that decodes as a picture
     sources = re.findall(r'<img\b[^>]*\bsrc="([^"]+)"', dom)

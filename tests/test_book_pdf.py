@@ -45,17 +45,8 @@ TEX = re.compile(
 
 # Raw TeX that the HTML book shows too, so it is not the printing's doing; each is
 # for the chapter that holds it to fix, and then to leave this list.
-KNOWN_RAW_TEX = {
-    # a MathJax error message: \tag inside a split environment
-    r"\tag not allowed in split environment",
-    # a {ref} to the section "One $\lambda$ for every method": Sphinx keeps the title's
-    # text without its delimiters, so MathJax never typesets it
-    r"One \lambda for every method",
-    # the exercise index quotes titles and exercise texts whose math loses its
-    # delimiters
-    r"\rho_1",
-    r"\gamma_0",
-}
+# Text that looks like TeX but is not math left untypeset (none at present).
+KNOWN_RAW_TEX = set()
 
 
 def poppler(*args):
