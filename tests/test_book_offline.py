@@ -13,11 +13,14 @@ import io
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from book_pdf import OFFLINE_CHROMIUM_FLAGS  # noqa: E402  (the PDF is printed by the same browser)
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 
@@ -74,19 +77,10 @@ def test_mathjax_is_shipped_with_the_book():
 def run_offline_browser(url, *args):
     """Run headless Chromium with no network; return its stdout."""
     flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *OFFLINE_CHROMIUM_FLAGS,  # a second lock on the door, after the empty namespace
         "--hide-scrollbars",
         f"--user-data-dir={SHOTS / 'profile'}",
         "--virtual-time-budget=15000",
-        # a second lock on the door: no name resolves and every proxy is dead
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-        "--proxy-server=http://127.0.0.1:9",
         *args,
         url,
     ]

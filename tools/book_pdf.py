@@ -33,6 +33,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
+
+# Headless Chromium that fetches nothing: no name resolves and every proxy is dead,
+# so a remote asset would be missing.  The offline tests of the book use the same.
+OFFLINE_CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--proxy-server=http://127.0.0.1:9",
+]
 SINGLE = BUILD / "singlehtml"
 PDF = BUILD / "html" / "ksvm-book.pdf"
 
@@ -110,17 +124,8 @@ def chromium_command(page, pdf, budget_ms):
         )
     command = [
         chromium,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *OFFLINE_CHROMIUM_FLAGS,
         f"--user-data-dir={BUILD / 'chromium-profile'}",
-        # no name resolves and every proxy is dead: a remote asset would be missing
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-        "--proxy-server=http://127.0.0.1:9",
         # time for MathJax to typeset every formula before the page is printed
         f"--virtual-time-budget={budget_ms}",
         "--run-all-compositor-stages-before-draw",
