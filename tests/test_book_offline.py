@@ -9,7 +9,9 @@ proxy, so that any asset fetched from the internet would be missing.
 Screenshots are left in _build/screenshots/ for a person to look at.
 """
 
+import html
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -132,6 +134,21 @@ def test_chapter_renders_offline_with_math_and_figures(page):
         assert max(ImageStat.Stat(im.convert("L")).stddev) > 10
 
 
+def dom_with_probe(path, script, *args):
+    """The DOM of a built page, with ``script`` added before </body>, after it has run.
+
+    The probe runs in a copy beside the page, so that its relative links to _static/
+    still resolve; the copy is removed afterwards.
+    """
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    probe = path.with_name(f"__probe_{path.name}")
+    probe.write_text(path.read_text().replace("</body>", script + "</body>", 1))
+    try:
+        return run_offline_browser(probe.as_uri(), "--dump-dom", *args)
+    finally:
+        probe.unlink()
+
+
 def explorer_pages():
     """The chapters whose stored outputs hold an explorer's HTML slider."""
     return [nb.stem for nb in sorted((ROOT / "book").glob("*.ipynb")) if "ksvm-explorer-data" in nb.read_text()]
@@ -179,21 +196,12 @@ def test_every_explorer_slider_moves_its_picture_offline(page):
     # A script added to a copy of the page moves each slider of each explorer on its
     # own, through the page's own handlers, and records whether the picture changed;
     # the browser has no network.
-    import json
-
     path = HTML / "book" / f"{page}.html"
     expected = path.read_text().count('class="ksvm-explorer"')
     assert expected >= 1, "the notebook holds an explorer, the page shows none"
-    probe = path.with_name(f"__slider_probe_{page}.html")
-    probe.write_text(path.read_text().replace("</body>", SLIDER_PROBE + "</body>", 1))
-    try:
-        dom = run_offline_browser(probe.as_uri(), "--dump-dom")
-    finally:
-        probe.unlink()
+    dom = dom_with_probe(path, SLIDER_PROBE)
     match = re.search(r'data-sliders="([^"]*)"', dom)
     assert match, "the slider probe did not report"
-    import html
-
     moved = json.loads(html.unescape(match.group(1)))
     assert len(moved) == expected, f"{len(moved)} of {expected} explorers found"
     still = [f"explorer {i}, slider {name}" for i, row in enumerate(moved) for name, ok in row.items() if not ok]
@@ -224,18 +232,8 @@ window.addEventListener("load", function () {
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 @pytest.mark.parametrize("page", [p.stem for p in chapter_pages()])
 def test_no_visible_equation_code_or_output_is_wider_than_the_page(page):
-    import html
-    import json
-
     path = HTML / "book" / f"{page}.html"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    # a copy beside the page, so that its relative links to _static/ still resolve
-    probe = path.with_name(f"__width_probe_{page}.html")
-    probe.write_text(path.read_text().replace("</body>", WIDTH_PROBE + "</body>", 1))
-    try:
-        dom = run_offline_browser(probe.as_uri(), "--dump-dom", WIDTH_PROBE_WINDOW)
-    finally:
-        probe.unlink()
+    dom = dom_with_probe(path, WIDTH_PROBE, WIDTH_PROBE_WINDOW)
     match = re.search(r'data-too-wide="([^"]*)"', dom)
     assert match, "the width probe did not report (MathJax never finished?)"
     visible = [e for e in json.loads(html.unescape(match.group(1))) if not e["folded"]]

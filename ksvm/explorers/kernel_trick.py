@@ -12,6 +12,7 @@ import numpy as np
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
 from ..explore import Explorer
+from ..kernels import polynomial_feature_map
 from ..plotting import CLASS_COLORS, plot_classes, plot_decision
 from ..smo import SoftMarginSVC
 
@@ -37,7 +38,7 @@ def quadratic_map(X):
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"the map is from R^2: X must have shape (m, 2), got {X.shape}.")
-    return np.column_stack([X[:, 0] ** 2, np.sqrt(2.0) * X[:, 0] * X[:, 1], X[:, 1] ** 2])
+    return polynomial_feature_map(X, degree=2, coef0=0.0)  # in this order of coordinates
 
 
 def make_circle_data(n_samples=60, *, inner=0.45, outer=0.75, seed=1234):

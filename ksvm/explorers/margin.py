@@ -14,7 +14,6 @@ Two :class:`ksvm.explore.Explorer` objects, for the chapters ``kernel_svm`` and
   the dual objective and the KKT gap so far.
 """
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,28 +40,6 @@ SOFT_MARGIN_GAMMA = (1.0, 3.0, 10.0, 30.0, 100.0)
 #: A slack below this counts as zero: SMO stops with the KKT conditions met to its
 #: tolerance, so a point on its margin line has ``y f`` within about ``tol`` of 1.
 SLACK_TOL = 1e-3
-
-
-class _PaletteExplorer(Explorer):
-    """An :class:`Explorer` whose HTML frames are stored as 256-colour palette PNGs.
-
-    A frame of 200 antialiased markers and contour lines is 40-75 kB as the RGBA
-    PNG that matplotlib writes, and a third of that as a palette PNG that looks
-    the same (no dithering); 35 frames then fit in about 1 MB of page.  The live
-    widget is unchanged.
-    """
-
-    def frames(self):
-        return [(values, _palette_png(png), numbers) for values, png, numbers in super().frames()]
-
-
-def _palette_png(png):
-    from PIL import Image  # Pillow, a dependency of matplotlib
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    out = io.BytesIO()
-    image.quantize(colors=256, dither=Image.Dither.NONE).save(out, format="png", optimize=True)
-    return out.getvalue()
 
 
 # -- the soft margin across C and gamma ----------------------------------------------------
@@ -263,7 +240,9 @@ def make_soft_margin_explorer(
             "C": 1.0 if 1.0 in Cs else list(Cs)[len(Cs) // 2],
             "gamma": 10.0 if 10.0 in gammas else list(gammas)[len(gammas) // 2],
         }
-    explorer = _PaletteExplorer(draw, {"C": list(Cs), "gamma": list(gammas)}, start=start, caption=caption)
+    explorer = Explorer(
+        draw, {"C": list(Cs), "gamma": list(gammas)}, start=start, caption=caption, palette=True
+    )
     explorer.fits = fits
     return explorer
 
@@ -480,6 +459,8 @@ def make_smo_stepper_explorer(
         i, j = state.pair if state.pair is not None else ("-", "-")
         return {"k": k, "i": i, "j": j, "objective": state.objective, "gap": state.gap}
 
-    explorer = _PaletteExplorer(draw, {"k": list(steps.tolist())}, start={"k": 0}, caption=caption, stepper="k")
+    explorer = Explorer(
+        draw, {"k": list(steps.tolist())}, start={"k": 0}, caption=caption, stepper="k", palette=True
+    )
     explorer.path = path
     return explorer
