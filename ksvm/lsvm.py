@@ -539,9 +539,10 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     )
 
 
-#: Rows of ``A`` per block in the passes of :func:`lsvm_linear_newton`: with ten features
-#: a block is 5 MB, and its products stay in cache while it is read.
-_BLOCK_ROWS = 65_536
+#: Rows of ``A`` per block in the passes of :func:`lsvm_linear_newton`: with ten features a
+#: block is 640 KB and a block of a vector 64 KB, which stay in a core's cache from one
+#: operation to the next (on the book's machine 8192 rows took half the time of 65536).
+_BLOCK_ROWS = 8192
 
 
 def _free_gram(A, dd, rows=None):
