@@ -37,8 +37,9 @@ Beyond the paper, :func:`lsvm_linear_newton` and :func:`lsvm_kernel_newton`
 solve the same dual exactly by a primal-dual active-set method, which is
 Newton's method for the piecewise-linear KKT equation ``min(u, Qu - e) = 0``:
 each step solves ``Q_FF u_F = e_F`` on a guessed free set, and the number of
-steps stays small however large ``nu`` is.  Newton's free-set updates can
-cycle; Judice & Pires' safeguard (Murty's single pivots when the count of
+steps stays small however large ``nu`` is (for the linear kernel a step is
+one pass over ``A``, with ``H_F'H_F`` updated by the rows that change side).
+Newton's free-set updates can cycle; Judice & Pires' safeguard (Murty's single pivots when the count of
 wrong signs stops falling) makes the number of steps finite.
 
 References
@@ -890,7 +891,11 @@ class LagrangianSVC(BaseKernelClassifier):
         method (:func:`lsvm_linear_newton`, :func:`lsvm_kernel_newton`), which
         solves (11) exactly in a few steps at any ``nu``.  'auto' takes 'newton':
         it was as fast or faster in every setting the book measures (the
-        chapters on the Newton solver and on choosing a method).
+        chapters on the Newton solver and on choosing a method).  With
+        ``kernel='linear'`` a Newton step is one pass over ``X`` plus an update
+        of the ``(n+1) x (n+1)`` matrix ``H_F'H_F`` by the points that changed
+        side; at 2,000,000 x 10 points that made the whole ``fit`` several times
+        faster than ``LinearSVC`` on the same problem (the chapter "LSVM at scale").
     alpha : float in (0, 2/nu) or None, default=None
         Step of the fixed-point iteration; None means ``1.9 / nu``.  Only
         'fixed-point' uses it.
