@@ -559,7 +559,7 @@ def _free_gram(A, dd, rows=None):
 
     def add(X, dX):
         G[:n, :n] += X.T @ X  # numpy's syrk for a.T @ a
-        s = X.T @ np.ones(X.shape[0])  # a product, several times faster than X.sum(axis=0)
+        s = X.T @ np.ones(X.shape[0])  # a product: much faster than X.sum(axis=0)
         G[:n, n] -= s
         G[n, :n] -= s
         G[n, n] += X.shape[0]
@@ -608,7 +608,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     shift = np.eye(n + 1) / nu
     free = np.ones(m, dtype=bool)  # the first step is Code 2's start u^0 = Q^{-1} e
     G_all, b_all = _free_gram(A, dd)
-    G, b, exact = G_all.copy(), b_all.copy(), True  # exact: built from this free set's rows
+    G, b, exact = G_all.copy(), b_all.copy(), True  # exact: summed over F's rows
 
     def solve(G, b):
         if not free.any():
@@ -994,10 +994,9 @@ class LagrangianSVC(BaseKernelClassifier):
             d, self.classes_ = encode_binary_labels(y)
             self.X_fit_, self._gamma = X, None
             nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
-            if newton:  # X and d are checked already; the solver returns the margins too
-                result, margins = _linear_active_set(
-                    X, d, nu, options["itmax"], options.get("tol", 1e-8),  # 1e-8: lsvm_linear_newton's
-                )
+            if newton:  # X and d are checked: call the loop, which returns the margins too
+                tol = options.get("tol", 1e-8)  # lsvm_linear_newton's default
+                result, margins = _linear_active_set(X, d, nu, options["itmax"], tol)
             else:
                 result = lsvm_linear(X, d, nu, **options)
                 margins = d * (X @ result.w - result.gamma)
