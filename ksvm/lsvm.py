@@ -598,15 +598,16 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     Returns the :class:`LSVMResult` (with ``w``, ``gamma``) and the margins ``Hv``.
     """
     m, n = A.shape
-    shift = np.eye(n + 1) / nu
     free = np.ones(m, dtype=bool)  # the first step is Code 2's start u^0 = Q^{-1} e
     G_all, b_all = _free_gram(A, dd)
-    G, b, exact = G_all.copy(), b_all.copy(), True  # exact: summed over F's rows
+    G, b, exact = G_all, b_all, True  # exact: summed over F's rows; G is never written to
 
     def solve(G, b):
         if not free.any():
             return np.zeros(n + 1)
-        factor = cholesky(shift + G, "I/nu + H_F'H_F", overwrite=True)
+        M = G.copy()
+        M[np.diag_indices(n + 1)] += 1.0 / nu
+        factor = cholesky(M, "I/nu + H_F'H_F", overwrite=True)
         return cho_solve(factor, b, check_finite=False)
 
     # One pass over A per step, block by block, so that the vectors of a block are still
