@@ -1,20 +1,28 @@
-"""LSVM against scikit-learn at scale: Code 2 vs LinearSVC, Code 3 vs SVC.
+"""LSVM against scikit-learn at scale: the linear LSVM vs LinearSVC, Code 3 vs SVC.
 
 Part 1 (linear): ``make_linear_large(m, 10)`` for m from 1e4 to 2e6.  LSVM
-(``lsvm_linear``) and LinearSVC solve the *same* problem, formulation (7) of
-Mangasarian & Musicant, which is liblinear's squared hinge with
-``C = nu / 2`` and the intercept penalised (``intercept_scaling=1``); both
-liblinear solvers are timed (``dual=True``: coordinate descent on the dual;
-``dual=False``: trust-region Newton on the primal).  Each run happens in a
-fresh subprocess, so that its peak resident memory (``ru_maxrss``) can be
-read; the table prints the peak divided by the size of the data ``X``.
+and LinearSVC solve the *same* problem, formulation (7) of Mangasarian &
+Musicant, which is liblinear's squared hinge with ``C = nu / 2`` and the
+intercept penalised (``intercept_scaling=1``).  Five solvers are timed:
+``lsvm`` (the fixed point, ``lsvm_linear``, Code 2), ``lsvm-newton``
+(``lsvm_linear_newton``), ``lsvm-auto`` (``LagrangianSVC(kernel='linear')``
+with its default ``solver='auto'``, the whole ``fit``), and both liblinear
+solvers (``dual=True``: coordinate descent on the dual; ``dual=False``:
+trust-region Newton on the primal, each ``LinearSVC.fit``).  Each solver runs
+in a fresh subprocess with its BLAS pinned to ``--threads`` threads
+(threadpoolctl; liblinear is single-threaded), so that its peak resident
+memory (``ru_maxrss``) can be read; the time is the best of ``--repeat`` fits
+of the solver alone (data generation and the test set not included), and the
+table prints the peak divided by the size of the data ``X`` and ``y``, and
+the ratio of each LSVM time to the faster LinearSVC time.
 
 Part 2 (kernel): the 4 x 4 checkerboard, Gaussian kernel, ``lsvm_kernel``
-(Code 3, ``m x m``) against SVC at m = 1000 to 5000.
+(Code 3, ``m x m``) against SVC at m = 1000 to 5000 (``--kernel-sizes``; with
+no sizes given the part is skipped and the kernel rows already stored in the
+output file are kept).
 
-Prints one table per part and the ratio LSVM / the faster competitor, all
-measured in this run, and writes them to benchmarks/results/lsvm.json.  Not
-a test: nothing is asserted.
+Prints one table per part, all measured in this run, and writes them to
+benchmarks/results/lsvm.json.  Not a test: nothing is asserted.
 
     python benchmarks/bench_lsvm.py [--sizes 10000 100000 1000000 2000000] [--nu-times-m 1]
     python benchmarks/bench_lsvm.py --nu-times-m 1000 --kernel-sizes 1000 \\
@@ -27,17 +35,22 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _timing import in_fresh_process, peak_rss_bytes
+from _timing import best_of, blas_setting, blas_threads, in_fresh_process, peak_rss_bytes
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lsvm.json"
 
 
-def run_linear(solver, m, nu_times_m, seed):
-    """Run in a subprocess: generate the data, solve, report time/accuracy/memory."""
+#: The linear solvers, in the order of the table: the three LSVM solvers, then liblinear's two.
+LINEAR_SOLVERS = ("lsvm", "lsvm-newton", "lsvm-auto", "liblinear-dual", "liblinear-primal")
+
+
+def run_linear(solver, m, nu_times_m, seed, threads=1, repeat=3):
+    """Run in a subprocess: generate the data, fit ``repeat`` times, report the best time,
+    iterations, accuracy, peak memory and the BLAS setting."""
     from sklearn.svm import LinearSVC
 
     from ksvm.datasets import make_linear_large
-    from ksvm.lsvm import lsvm_linear
+    from ksvm.lsvm import LagrangianSVC, lsvm_linear, lsvm_linear_newton
 
     before = peak_rss_bytes()
     X, y, w_true, b_true = make_linear_large(m, 10, return_coef=True, seed=seed)
@@ -46,22 +59,32 @@ def run_linear(solver, m, nu_times_m, seed):
     X_test = rng.uniform(-1.0, 1.0, size=(200_000, 10))
     y_test = np.where(X_test @ w_true - b_true + 0.2 * rng.standard_normal(200_000) >= 0, 1, -1)
     nu = nu_times_m / m
-    start = time.perf_counter()
-    if solver == "lsvm":
-        r = lsvm_linear(X, y, nu, itmax=1000, tol=1e-5)
-        w, b, it = r.w, -r.gamma, r.n_iter
-    else:
+
+    def fit():
+        if solver == "lsvm":
+            r = lsvm_linear(X, y, nu, itmax=1000, tol=1e-5)
+            return r.w, -r.gamma, r.n_iter
+        if solver == "lsvm-newton":
+            r = lsvm_linear_newton(X, y, nu)
+            return r.w, -r.gamma, r.n_iter
+        if solver == "lsvm-auto":  # the estimator with its defaults: what a user gets
+            clf = LagrangianSVC(nu=nu).fit(X, y)
+            return clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)
         clf = LinearSVC(
             C=nu / 2, loss="squared_hinge", dual=(solver == "liblinear-dual"), tol=1e-5,
             max_iter=10000,
         ).fit(X, y)
-        w, b, it = clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)
-    seconds = time.perf_counter() - start
+        return clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)
+
+    with blas_threads(threads):
+        seconds, (w, b, it) = best_of(repeat, fit)
+        blas = blas_setting()
     peak = peak_rss_bytes()
     accuracy = float(np.mean(np.where(X_test @ w + b >= 0, 1, -1) == y_test))
     return {
         "solver": solver, "m": m, "seconds": seconds, "iterations": it, "accuracy": accuracy,
-        "data_bytes": X.nbytes + y.nbytes, "peak_bytes": peak - before,
+        "data_bytes": X.nbytes + y.nbytes, "peak_bytes": peak - before, "repeat": repeat,
+        "blas": blas, "plane": [float(v) for v in np.append(w, b)],
     }
 
 
@@ -99,32 +122,48 @@ def in_subprocess(kind, *args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 2_000_000])
-    parser.add_argument("--kernel-sizes", type=int, nargs="+", default=[1000, 2000, 5000])
+    parser.add_argument("--kernel-sizes", type=int, nargs="*", default=[1000, 2000, 5000],
+                        help="none: skip part 2 and keep the kernel rows stored in --output")
     parser.add_argument("--nu-times-m", type=float, default=1.0,
                         help="nu * m; 1 is the authors' default nu = 1/m")
+    parser.add_argument("--solvers", nargs="+", default=list(LINEAR_SOLVERS), choices=LINEAR_SOLVERS)
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads of every linear run")
+    parser.add_argument("--repeat", type=int, default=3, help="fits per linear run; the best counts")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="where to write the JSON results (default: results/lsvm.json)")
     args = parser.parse_args()
-    results = {"linear": [], "kernel": [], "nu_times_m": args.nu_times_m}
+    results = {"linear": [], "kernel": [], "nu_times_m": args.nu_times_m,
+               "threads": args.threads, "repeat": args.repeat}
 
-    print(f"Part 1: make_linear_large(m, 10), nu = {args.nu_times_m:g}/m, tol 1e-5; "
-          "LinearSVC(squared hinge, C = nu/2) solves the same problem")
-    print("peak / data: the process's peak resident memory above what it used before the data")
-    print("existed, divided by the size of X and y (so data alone is 1)")
-    print(f"{'m':>9} {'solver':>15} {'seconds':>8} {'iter':>6} {'accuracy':>9} {'peak / data':>12}")
+    print(f"Part 1: make_linear_large(m, 10), nu = {args.nu_times_m:g}/m; LinearSVC(squared hinge, "
+          "C = nu/2, tol 1e-5) solves the same problem; lsvm (fixed point) tol 1e-5, "
+          "lsvm-newton and lsvm-auto (LagrangianSVC default) their defaults")
+    print(f"seconds: best of {args.repeat} fits, BLAS pinned to {args.threads} thread(s); "
+          "peak / data: the process's peak resident memory above what it used before the data")
+    print("existed, divided by the size of X and y (so data alone is 1); ratio: seconds / the "
+          "faster LinearSVC's")
+    print(f"{'m':>9} {'solver':>16} {'seconds':>8} {'iter':>6} {'accuracy':>9} {'peak / data':>12} "
+          f"{'ratio':>6}")
     for m in args.sizes:
-        rows = [in_subprocess("linear", s, m, args.nu_times_m, args.seed)
-                for s in ("lsvm", "liblinear-dual", "liblinear-primal")]
+        rows = [in_subprocess("linear", s, m, args.nu_times_m, args.seed, args.threads, args.repeat)
+                for s in args.solvers]
+        liblinear = [r["seconds"] for r in rows if r["solver"].startswith("liblinear")]
+        best_other = min(liblinear) if liblinear else float("nan")
         for r in rows:
-            print(f"{m:9d} {r['solver']:>15} {r['seconds']:8.2f} {r['iterations']:6d} "
-                  f"{100 * r['accuracy']:8.2f}% {r['peak_bytes'] / r['data_bytes']:12.2f}")
-        best_other = min(r["seconds"] for r in rows[1:])
-        print(f"{'':9} {'LSVM / faster liblinear':>30}: {rows[0]['seconds'] / best_other:.3f}")
+            r["ratio"] = r["seconds"] / best_other
+            print(f"{m:9d} {r['solver']:>16} {r['seconds']:8.3f} {r['iterations']:6d} "
+                  f"{100 * r['accuracy']:8.3f}% {r['peak_bytes'] / r['data_bytes']:12.2f} "
+                  f"{r['ratio']:6.3f}")
+        print(f"{'':9} BLAS: {rows[0]['blas']}")
         results["linear"].extend(rows)
 
-    print("\nPart 2: checkerboard, Gaussian kernel gamma = 100; Code 3 (nu = 10) vs SVC (C = 5)")
-    print(f"{'m':>6} {'solver':>6} {'seconds':>8} {'iter':>7} {'accuracy':>9}")
+    if args.kernel_sizes:
+        print("\nPart 2: checkerboard, Gaussian kernel gamma = 100; Code 3 (nu = 10) vs SVC (C = 5)")
+        print(f"{'m':>6} {'solver':>6} {'seconds':>8} {'iter':>7} {'accuracy':>9}")
+    elif args.output.exists():
+        results["kernel"] = json.loads(args.output.read_text()).get("kernel", [])
+        print(f"\nPart 2 skipped; the {len(results['kernel'])} kernel rows of {args.output} are kept")
     for m in args.kernel_sizes:
         rows = [in_subprocess("kernel", s, m, args.seed) for s in ("lsvm", "svc")]
         for r in rows:

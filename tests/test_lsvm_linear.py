@@ -1,0 +1,182 @@
+"""The linear active-set (Newton) LSVM: H_F'H_F kept up to date, one pass over A a step.
+
+The incremental matrix is compared with the one built from scratch and with a naive
+``H_F'H_F``; the solver with :func:`ksvm.lsvm.active_set` (the general loop, here fed
+with the Sherman-Morrison-Woodbury solve of the free rows), with liblinear, and with
+itself on the rows in another order.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+import ksvm.lsvm as lsvm
+from ksvm import LagrangianSVC
+from ksvm.datasets import make_linear_large
+from ksvm.lsvm import active_set, lsvm_linear, lsvm_linear_newton, smw_factor, smw_solve
+
+from .conftest import frozen
+
+
+def _naive_gram(A, d, free):
+    """``H_F'H_F`` and ``H_F'e_F`` with ``H = D [A -e]`` formed."""
+    H = d[:, None] * np.hstack([A, -np.ones((A.shape[0], 1))])
+    return H[free].T @ H[free], H[free].T @ np.ones(int(free.sum()))
+
+
+def _reference_newton(A, d, nu, itmax=100, tol=1e-8):
+    """The previous implementation: active_set with the free rows copied and factored."""
+    def solve_free(free):
+        AF, dF = A[free], d[free]
+        return smw_solve(AF, dF, nu, smw_factor(AF, nu), np.ones(AF.shape[0]))
+
+    def Q_times(u, free):
+        du = d * u
+        return u / nu + d * (A @ (A.T @ du) + du.sum())
+
+    return active_set(solve_free, Q_times, A.shape[0], itmax, tol, return_history=True)
+
+
+def test_free_gram_equals_the_naive_one_for_masks_indices_and_blocks(monkeypatch):
+    rng = np.random.default_rng(0)
+    A, d = rng.normal(size=(50, 3)), np.where(rng.random(50) < 0.5, -1.0, 1.0)
+    free = rng.random(50) < 0.6
+    G_ref, b_ref = _naive_gram(A, d, free)
+    monkeypatch.setattr(lsvm, "_BLOCK_ROWS", 7)  # several blocks, the last one short
+    for rows in (free, np.flatnonzero(free)):
+        G, b = lsvm._free_gram(A, d, rows)
+        np.testing.assert_allclose(G, G_ref, rtol=1e-13, atol=1e-12)
+        np.testing.assert_allclose(b, b_ref, rtol=1e-13, atol=1e-12)
+    G, b = lsvm._free_gram(A, d)
+    np.testing.assert_allclose(G, _naive_gram(A, d, np.ones(50, bool))[0], rtol=1e-13, atol=1e-12)
+    G, b = lsvm._free_gram(A, d, np.zeros(50, bool))
+    assert not G.any() and not b.any()
+
+
+def test_incremental_gram_after_many_side_changes_equals_the_one_from_scratch():
+    rng = np.random.default_rng(1)
+    m = 5000
+    A, d = make_linear_large(m, 10, seed=1)
+    d = d.astype(float)
+    free = np.ones(m, dtype=bool)
+    G, b = lsvm._free_gram(A, d)
+    for _ in range(200):  # 200 steps, each moving between 1 and 500 rows to the other side
+        changed = np.zeros(m, dtype=bool)
+        changed[rng.choice(m, size=rng.integers(1, 500), replace=False)] = True
+        leaving = np.flatnonzero(changed & free)
+        free ^= changed
+        entering = np.flatnonzero(changed & free)
+        G_in, b_in = lsvm._free_gram(A, d, entering)
+        G_out, b_out = lsvm._free_gram(A, d, leaving)
+        G, b = G + (G_in - G_out), b + (b_in - b_out)
+    G_ref, b_ref = _naive_gram(A, d, free)
+    scale = np.abs(G_ref).max()
+    np.testing.assert_allclose(G, G_ref, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(b, b_ref, rtol=0, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("nu_times_m", [1.0, 3.0, 100.0, 1000.0, 1e5])
+def test_takes_the_steps_of_the_general_active_set_loop(nu_times_m, monkeypatch):
+    """Same free sets, same number of steps, same u as active_set with SMW on the copied
+    free rows; blocks of 1000 rows so that the passes cross block boundaries."""
+    monkeypatch.setattr(lsvm, "_BLOCK_ROWS", 1000)
+    m = 4500
+    A, d = make_linear_large(m, 10, seed=2)
+    d = d.astype(float)
+    ref = _reference_newton(A, d, nu_times_m / m)
+    r = lsvm_linear_newton(frozen(A), frozen(d), nu_times_m / m, return_history=True)
+    assert ref.converged and r.converged
+    assert r.n_iter == ref.n_iter
+    np.testing.assert_allclose(r.history, ref.history, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-11 * ref.u.max())
+    du = d * ref.u
+    np.testing.assert_allclose(np.append(r.w, r.gamma), np.append(A.T @ du, -du.sum()),
+                               rtol=1e-10)
+
+
+def test_murty_pivots_take_the_same_path():
+    """patience 0: after the first step only single pivots, each an update of one row."""
+    rng = np.random.default_rng(3)
+    m, n, nu = 60, 3, 1000.0
+    A = rng.normal(size=(m, n))
+    d = np.where(A @ [1.0, -2.0, 0.5] + 0.5 * rng.normal(size=m) > 0.3, 1.0, -1.0)
+
+    def solve_free(free):
+        return smw_solve(A[free], d[free], nu, smw_factor(A[free], nu), np.ones(free.sum()))
+
+    def Q_times(u, free):
+        du = d * u
+        return u / nu + d * (A @ (A.T @ du) + du.sum())
+
+    ref = active_set(solve_free, Q_times, m, 500, 1e-8, return_history=True, patience=0)
+    r, margins = lsvm._linear_active_set(A, d, nu, 500, 1e-8, True, patience=0)
+    assert ref.converged and r.converged and r.n_iter == ref.n_iter > 5
+    np.testing.assert_allclose(r.u, ref.u, atol=1e-10 * ref.u.max())
+    np.testing.assert_allclose(margins, d * (A @ r.w - r.gamma), atol=1e-12)
+
+
+@pytest.mark.parametrize("nu_times_m", [1.0, 1000.0])
+def test_equals_liblinear_and_the_fixed_point(nu_times_m):
+    m = 20_000
+    A, d = make_linear_large(m, 10, seed=0)
+    nu = nu_times_m / m
+    r = lsvm_linear_newton(A, d, nu)
+    assert r.converged and r.n_iter <= 10
+    fp = lsvm_linear(A, d, nu, itmax=5000, tol=1e-11)
+    plane = np.append(r.w, r.gamma)
+    np.testing.assert_allclose(plane, np.append(fp.w, fp.gamma), rtol=1e-7)
+    clf = LinearSVC(C=nu / 2, loss="squared_hinge", dual=False, tol=1e-10, max_iter=10000)
+    clf.fit(A, d)
+    np.testing.assert_allclose(plane, np.append(clf.coef_[0], -clf.intercept_[0]), rtol=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(5, 60), st.integers(1, 4), st.floats(1e-2, 1e4), st.integers(0, 2**32 - 1))
+def test_the_answer_does_not_depend_on_the_order_of_the_rows(m, n, nu, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(m, n))
+    d = np.where(rng.random(m) < 0.5, -1, 1)
+    d[:2] = [-1, 1]
+    order = rng.permutation(m)
+    r = lsvm_linear_newton(A, d, nu, itmax=500)
+    p = lsvm_linear_newton(A[order], d[order], nu, itmax=500)
+    assert r.converged and p.converged
+    scale = max(1.0, r.u.max())
+    np.testing.assert_allclose(p.u, r.u[order], rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(np.append(p.w, p.gamma), np.append(r.w, r.gamma),
+                               rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("nu_times_m", [1.0, 1000.0])
+def test_the_default_estimator_takes_this_solver_and_reaches_its_tolerance(nu_times_m):
+    m = 20_000
+    A, d = make_linear_large(m, 10, seed=4)
+    labels = np.where(d > 0, "yes", "no")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = LagrangianSVC(nu=nu_times_m / m).fit(A, labels)
+    assert clf.solver_ == "newton" and clf.converged_
+    r = lsvm_linear_newton(A, d, nu_times_m / m)
+    np.testing.assert_array_equal(clf.u_, r.u)
+    np.testing.assert_array_equal(clf.coef_[0], r.w)
+    # the KKT conditions (12) to the default tolerance 1e-8, checked without the solver:
+    # g = Qu - e = u / nu + H H'u - e, with H'u recomputed from u
+    du = d * clf.u_
+    g = clf.u_ / clf.nu_ + d * (A @ (A.T @ du) + du.sum()) - 1.0
+    threshold = 1e-8 * max(1.0, clf.u_.max())
+    assert clf.u_.min() >= 0 and g.min() >= -threshold
+    assert np.abs(g[clf.u_ > 0]).max() <= 1e-9
+    margins = d * clf.decision_function(A)
+    np.testing.assert_array_equal(clf.support_, np.flatnonzero(margins < 1.0))
+
+
+def test_the_estimator_warns_at_its_iteration_limit_and_names_the_knob():
+    A, d = make_linear_large(2000, 10, seed=5)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        clf = LagrangianSVC(nu=0.5, max_iter=1).fit(A, d)
+    assert not clf.converged_ and clf.n_iter_ == 1
