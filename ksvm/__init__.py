@@ -5,6 +5,9 @@ Modules
 kernels
     Standard kernels, the rules that build kernels, the explicit polynomial map, and
     the registry of kernel names the estimators take.
+columns
+    Rows of a Gram matrix computed on demand, in blocks, with a cache of bounded size
+    (libsvm's cache_size): the solvers that never need the whole m x m matrix.
 mercer
     Mercer's condition checked on a Gram matrix; the PSD tests the solvers use.
 datasets
@@ -40,7 +43,7 @@ rlr
     Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
 """
 
-from . import ascent, base, datasets, features, kernels, lsvm, mercer, primal, report, rlr, rlsc, smo
+from . import ascent, base, columns, datasets, features, kernels, lsvm, mercer, primal, report, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -54,6 +57,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ascent",
     "base",
+    "columns",
     "datasets",
     "features",
     "kernels",

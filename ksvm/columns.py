@@ -1,0 +1,199 @@
+"""Rows of a Gram matrix computed on demand, with a cache of bounded size.
+
+A solver that never needs the whole ``m x m`` Gram matrix ``K = k(X, X)`` (SMO
+touches the rows of its working set; an active-set solver the rows of its free
+set) can ask :class:`KernelColumns` for those rows.  Missing rows are computed
+together, in one call of the kernel on a block of points, so that the work is
+done by BLAS (for the distance kernels, through ``X_B X'``) rather than one
+value at a time; computed rows are kept, least recently used first out, in a
+store of at most ``cache_size`` megabytes, as libsvm's ``cache_size``.  Since
+``K`` is symmetric, the row ``K[i, :]`` is also the column ``K[:, i]``.
+"""
+
+import numpy as np
+
+from ._validation import check_matrix, check_positive
+
+__all__ = ["KernelColumns"]
+
+#: Bytes of one temporary block of kernel values (rows computed at once).
+_BLOCK_BYTES = 64 * 2**20
+
+
+class KernelColumns:
+    """The rows of ``K = k(X, X)`` on demand, cached under a memory budget.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(X, Y)`` returns the block ``K[i, j] = k(X[i], Y[j])`` of shape
+        ``(len(X), len(Y))``, as the functions of :func:`ksvm.kernels.make_kernel`.
+        It must be symmetric (``k(x, z) = k(z, x)``).
+    X : array-like of shape (m, n)
+        The points.
+    cache_size : float > 0, default=200.0
+        Megabytes the cached rows may take (libsvm's and ``SVC``'s
+        ``cache_size``).  At least one row is always kept.
+
+    Attributes
+    ----------
+    m : int
+        The number of points.
+    diagonal : ndarray of shape (m,)
+        ``k(x_i, x_i)``.
+    capacity : int
+        How many rows the cache holds.
+    n_rows_computed : int
+        Rows of ``K`` computed so far (each costs ``m`` kernel values); a row
+        computed twice, because it had left the cache, counts twice.
+    cache_bytes : int
+        Bytes of the rows stored now.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a finite 2-D array, ``kernel`` is not callable or
+        ``cache_size`` is not positive.
+
+    Examples
+    --------
+    >>> from ksvm.kernels import make_kernel
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> K = KernelColumns(make_kernel("linear"), X)
+    >>> K.rows([2, 0])
+    array([[0., 3., 9.],
+           [0., 0., 0.]])
+    >>> K.dot([1, 2], np.array([1.0, -1.0]))  # K[:, [1, 2]] @ [1, -1]
+    array([ 0., -2., -6.])
+    >>> K.n_rows_computed  # rows 2 and 0, then row 1 for dot
+    3
+    >>> K.rows([0, 1]).shape, K.n_rows_computed  # both cached: nothing computed
+    ((2, 3), 3)
+    """
+
+    def __init__(self, kernel, X, *, cache_size=200.0):
+        if not callable(kernel):
+            raise ValueError(f"kernel must be a callable k(X, Y), got {kernel!r}.")
+        self.X = check_matrix(X, "X")
+        self.kernel = kernel
+        self.cache_size = check_positive(cache_size, "cache_size")
+        self.m = m = self.X.shape[0]
+        self.capacity = int(min(m, max(1, self.cache_size * 2**20 // (8 * max(m, 1)))))
+        # The store: one row per slot, allocated whole but only touched as it fills
+        # (the operating system maps pages on first write).
+        self._store = np.empty((self.capacity, m))
+        self._slot = np.full(m, -1, dtype=np.intp)  # point -> slot, -1 if not cached
+        self._owner = np.full(self.capacity, -1, dtype=np.intp)  # slot -> point
+        self._used = np.zeros(self.capacity, dtype=np.int64)  # last use, for LRU
+        self._clock = 0
+        self._filled = 0
+        self.n_rows_computed = 0
+        self.diagonal = self._diagonal()
+
+    @property
+    def cache_bytes(self):
+        return self._filled * self.m * 8
+
+    def _diagonal(self):
+        """``k(x_i, x_i)`` from small square blocks (never a whole row per point)."""
+        diag = np.empty(self.m)
+        for start in range(0, self.m, 256):
+            block = self.X[start : start + 256]
+            diag[start : start + len(block)] = np.diagonal(self.kernel(block, block))
+        return diag
+
+    def _compute(self, points):
+        """``K[points, :]``, in blocks of at most :data:`_BLOCK_BYTES`."""
+        out = np.empty((len(points), self.m))
+        step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+        for start in range(0, len(points), step):
+            chunk = points[start : start + step]
+            out[start : start + len(chunk)] = self.kernel(self.X[chunk], self.X)
+        self.n_rows_computed += len(points)
+        return out
+
+    def _store_rows(self, points, rows, keep):
+        """Cache ``rows`` of ``points``, evicting the least recently used slots
+        except those of ``keep`` (the slots the current request reads)."""
+        free = self.capacity - self._filled
+        if len(points) > free:
+            evictable = np.ones(self.capacity, dtype=bool)
+            evictable[keep] = False
+            evictable[self._filled :] = False
+            candidates = np.flatnonzero(evictable)
+            n_evict = min(len(points) - free, candidates.size)
+            if n_evict < candidates.size:
+                order = np.argpartition(self._used[candidates], n_evict - 1)[:n_evict]
+                candidates = candidates[order]
+            slots = np.concatenate([np.arange(self._filled, self.capacity), candidates])
+        else:
+            slots = np.arange(self._filled, self._filled + len(points))
+        slots = slots[: len(points)]
+        points, rows = points[: len(slots)], rows[: len(slots)]
+        old = self._owner[slots]
+        self._slot[old[old >= 0]] = -1
+        self._owner[slots] = points
+        self._slot[points] = slots
+        self._store[slots] = rows
+        self._used[slots] = self._clock
+        self._filled = max(self._filled, int(slots.max()) + 1 if slots.size else 0)
+
+    def _index(self, idx):
+        idx = np.asarray(idx, dtype=np.intp).ravel()
+        if idx.size and (idx.min() < -self.m or idx.max() >= self.m):
+            raise ValueError(f"row indices must lie in [0, {self.m}), got {idx.min()}..{idx.max()}.")
+        return idx % self.m if idx.size else idx
+
+    def rows(self, idx):
+        """``K[idx, :]`` (equal to ``K[:, idx].T``), a new array of shape ``(len(idx), m)``.
+
+        Cached rows are copied from the cache; the others are computed in one
+        block and cached, least recently used rows making room.
+        """
+        idx = self._index(idx)
+        self._clock += 1
+        out = np.empty((idx.size, self.m))
+        slots = self._slot[idx]
+        hit = slots >= 0
+        out[hit] = self._store[slots[hit]]
+        self._used[slots[hit]] = self._clock
+        if not hit.all():
+            missing, where = np.unique(idx[~hit], return_inverse=True)
+            computed = self._compute(missing)
+            out[~hit] = computed[where]
+            self._store_rows(missing, computed, keep=slots[hit])
+        return out
+
+    def dot(self, idx, v):
+        """``K[:, idx] @ v`` without gathering the rows: cached rows are used in
+        place, missing ones computed block by block (and cached)."""
+        idx = self._index(idx)
+        v = np.asarray(v, dtype=np.float64).ravel()
+        if v.shape[0] != idx.size:
+            raise ValueError(f"v has {v.shape[0]} entries for {idx.size} rows.")
+        self._clock += 1
+        slots = self._slot[idx]
+        hit = slots >= 0
+        result = np.zeros(self.m)
+        if hit.any():
+            if 4 * hit.sum() >= self._filled:
+                # Most of the store is read: one product with all of it, no copy.
+                weights = np.zeros(self._filled)
+                np.add.at(weights, slots[hit], v[hit])
+                result += weights @ self._store[: self._filled]
+            else:  # a few rows of a large store: copy them out
+                result += v[hit] @ self._store[slots[hit]]
+            self._used[slots[hit]] = self._clock
+        if not hit.all():
+            missing, where = np.unique(idx[~hit], return_inverse=True)
+            weights = np.zeros(missing.size)
+            np.add.at(weights, where, v[~hit])
+            computed = self._compute(missing)
+            result += weights @ computed
+            self._store_rows(missing, computed, keep=slots[hit])
+        return result
+
+    def submatrix(self, idx):
+        """``K[np.ix_(idx, idx)]``, from the rows of ``idx`` (which are then cached)."""
+        idx = self._index(idx)
+        return self.rows(idx)[:, idx]

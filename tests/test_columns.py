@@ -1,0 +1,93 @@
+"""KernelColumns against the whole Gram matrix, whatever the cache holds."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ksvm.columns import KernelColumns
+from ksvm.kernels import make_kernel
+
+
+def data(m=40, n=3, seed=0):
+    return np.random.default_rng(seed).normal(size=(m, n))
+
+
+@pytest.mark.parametrize("name", ["linear", "rbf", "poly"])
+def test_rows_dot_submatrix_equal_the_gram_matrix(name):
+    X = data()
+    k = make_kernel(name, gamma=0.5)
+    K = k(X, X)
+    cols = KernelColumns(k, X)
+    idx = np.array([5, 0, 39, 5, 12])
+    np.testing.assert_allclose(cols.rows(idx), K[idx], rtol=1e-13, atol=1e-13)
+    v = np.random.default_rng(1).normal(size=idx.size)
+    np.testing.assert_allclose(cols.dot(idx, v), K[:, idx] @ v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(cols.submatrix(idx), K[np.ix_(idx, idx)], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(cols.diagonal, np.diag(K), rtol=1e-13)
+
+
+def test_cached_rows_are_not_computed_again():
+    X = data(m=30)
+    cols = KernelColumns(make_kernel("rbf", gamma=1.0), X)
+    cols.rows([1, 2, 3])
+    assert cols.n_rows_computed == 3
+    cols.rows([3, 2, 1])
+    cols.dot([1, 2], [1.0, 1.0])
+    assert cols.n_rows_computed == 3
+    cols.rows([4])
+    assert cols.n_rows_computed == 4
+    assert cols.cache_bytes == 4 * 30 * 8
+
+
+def test_a_small_cache_evicts_the_least_recently_used_row():
+    X = data(m=1000)
+    k = make_kernel("rbf", gamma=1.0)
+    cols = KernelColumns(k, X, cache_size=3 * 1000 * 8 / 2**20)  # three rows
+    assert cols.capacity == 3
+    cols.rows([0, 1, 2])
+    cols.rows([0])  # 1 is now the least recently used
+    cols.rows([3])  # evicts 1
+    before = cols.n_rows_computed
+    cols.rows([0, 2, 3])
+    assert cols.n_rows_computed == before
+    cols.rows([1])
+    assert cols.n_rows_computed == before + 1
+    assert cols.cache_bytes <= 3 * 1000 * 8
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    requests=st.lists(
+        st.lists(st.integers(0, 24), min_size=1, max_size=12), min_size=1, max_size=12
+    ),
+    capacity=st.integers(1, 30),
+)
+def test_any_sequence_of_requests_gives_the_gram_matrix(requests, capacity):
+    X = data(m=25, seed=2)
+    k = make_kernel("rbf", gamma=0.3)
+    K = k(X, X)
+    cols = KernelColumns(k, X, cache_size=capacity * 25 * 8 / 2**20)
+    rng = np.random.default_rng(0)
+    for idx in requests:
+        idx = np.array(idx)
+        np.testing.assert_allclose(cols.rows(idx), K[idx], rtol=1e-13, atol=1e-14)
+        v = rng.normal(size=idx.size)
+        np.testing.assert_allclose(cols.dot(idx, v), K[:, idx] @ v, rtol=1e-12, atol=1e-12)
+        assert cols.cache_bytes <= cols.capacity * 25 * 8
+    # the store's bookkeeping is a bijection between cached points and slots
+    cached = np.flatnonzero(cols._slot >= 0)
+    assert np.array_equal(np.sort(cols._owner[cols._slot[cached]]), cached)
+
+
+def test_bad_input():
+    X = data()
+    with pytest.raises(ValueError, match="callable"):
+        KernelColumns("rbf", X)
+    with pytest.raises(ValueError, match="cache_size"):
+        KernelColumns(make_kernel("rbf"), X, cache_size=0)
+    cols = KernelColumns(make_kernel("rbf"), X)
+    with pytest.raises(ValueError, match="row indices"):
+        cols.rows([40])
+    with pytest.raises(ValueError, match="entries"):
+        cols.dot([1, 2], [1.0])
