@@ -729,6 +729,13 @@ class _BlockSolver:
         self.Q = Q
         self.base = None
 
+    def grow(self, Q):
+        """Continue with ``Q``, whose leading block is the current ``Q``."""
+        n_old = len(self.Q)
+        self.Q = Q
+        if self.base is not None:
+            self.base = np.concatenate([self.base, np.zeros(len(Q) - n_old, dtype=bool)])
+
     def _factor(self, free):
         idx = np.flatnonzero(free)
         QF = self.Q.copy() if idx.size == len(self.Q) else self.Q[np.ix_(idx, idx)]
@@ -770,13 +777,21 @@ class _BlockSolver:
         return u[free]
 
 
-def _solve_dense(QW, itmax, tol):
-    """:func:`active_set` on a small dense ``Q`` (the working set's block), from all free."""
-
-    def Q_times(u, free):  # u is zero off free
-        return QW @ u
-
-    return active_set(_BlockSolver(QW), Q_times, QW.shape[0], itmax, tol)
+def _dual_block(columns, dd, nu, W, Q_old=None):
+    """``Q_WW = I/nu + D_W K_WW D_W`` for the points ``W``; if ``Q_old`` is given, it is
+    the block of the first ``len(Q_old)`` points of ``W`` and only the rest is computed."""
+    n_old = 0 if Q_old is None else len(Q_old)
+    new = W[n_old:]
+    block = columns.kernel(columns.X[new], columns.X[W])  # rows of K_WW for the new points
+    block *= dd[new][:, None]
+    block *= dd[W][None, :]
+    block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
+    Q = np.empty((W.size, W.size))
+    if n_old:
+        Q[:n_old, :n_old] = Q_old
+        Q[:n_old, n_old:] = block[:, :n_old].T
+    Q[n_old:] = block
+    return Q
 
 
 def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
@@ -795,22 +810,21 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
             u_half, _, _ = _working_set(columns, dd, nu, points[half], itmax, tol, True)
         u = np.zeros(m)
         u[half] = u_half
-        work = u > 0
-        g = _gradient(columns, dd, nu, points, u, work)
-        work |= g < -tol * max(1.0, float(u.max()))
+        support = u > 0
+        g = _gradient(columns, dd, nu, points, u, support)
+        work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
     else:
-        work = np.ones(m, dtype=bool)
+        work = np.arange(m)
+    # The working set only grows (new points at the end), so that Q_WW and the
+    # factor of the block solver carry over from one working set to the next.
+    solver = _BlockSolver(_dual_block(columns, dd, nu, points[work]))
+    free = None
     steps, converged = 0, False
     while steps < itmax:
-        W = points[work]
-        XW = columns.X[W]  # K_WW directly: rows (m values each) only for support vectors
-        QW = columns.kernel(XW, XW)
-        QW *= dd[W][:, None]  # Q_WW = I/nu + D_W K_WW D_W, in place
-        QW *= dd[W][None, :]
-        QW[np.diag_indices_from(QW)] += 1.0 / nu
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True):
             warnings.simplefilter("always", ConvergenceWarning)
-            inner = _solve_dense(QW, itmax - steps, tol)
+            inner = active_set(solver, lambda u, F: solver.Q @ u, work.size, itmax - steps,
+                               tol, free=free)
         steps += inner.n_iter
         u = np.zeros(m)
         u[work] = inner.u
@@ -818,13 +832,17 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
             break
         support = u > 0
         g = _gradient(columns, dd, nu, points, u, support)
-        violators = ~work & (g < -tol * max(1.0, float(u.max())))
-        if not violators.any():
+        outside = np.ones(m, dtype=bool)
+        outside[work] = False
+        violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
+        if violators.size == 0:
             converged = True
             break
-        # The restricted problem on work was solved exactly and each violator lowers
-        # the objective: no working set comes back, so the loop ends.
-        work = support | violators
+        # The problem restricted to work was solved exactly and each violator lowers
+        # the objective: the next restricted problem ends lower, so the loop ends.
+        work = np.concatenate([work, violators])
+        solver.grow(_dual_block(columns, dd, nu, points[work], solver.Q))
+        free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
     return u, steps, converged
 
 
