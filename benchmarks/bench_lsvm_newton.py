@@ -84,8 +84,8 @@ def one_fit(method, m, nu, cache_size, threads):
         seconds = time.perf_counter() - start
         peak = peak_rss_bytes()  # before predicting, which is not part of fit
         result = record(model, seconds, X_test, y_test)
+        result["blas"] = blas_setting()
     result["peak_rss_mb"] = peak / 2**20
-    result["blas"] = blas_setting()
     return result
 
 

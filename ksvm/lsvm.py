@@ -905,9 +905,13 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
 
     Notes
     -----
-    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``. Time: the rows of
-    the points that enter a working set, ``m`` kernel values each, and one
-    Cholesky factorisation of a block per step, ``|F|^3 / 3``.
+    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``.  Time: the rows of
+    the support vectors, ``m`` kernel values each (again whenever they have
+    left a cache too small to hold them all), ``K_WW``, and the Cholesky
+    factorisations of the free sets, ``|F|^3 / 3``.  A working set only grows
+    within a level, and between active-set steps that change few indices the
+    factor is updated (a system of the size of the change) rather than
+    recomputed, so most steps cost ``O(|F|^2)`` per changed index.
 
     Examples
     --------
