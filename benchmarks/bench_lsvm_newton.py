@@ -9,14 +9,15 @@ points is computed afterwards, untimed.  BLAS runs on ``--threads`` threads
 (default 1, as libsvm), pinned with threadpoolctl and printed.  Where
 ``m * nu`` is at most ``--fixed-point-limit``, the authors' fixed point
 (``lsvm_kernel``, Code 3, tol 1e-5, the Gram matrix included in its time)
-runs once as a check of the answer: the largest difference between its ``u``
-and Newton's, relative to the largest ``u``.
+runs once as a check of the answer (its time leaves out the Gram matrix): the
+largest difference between its ``u`` and Newton's, relative to the largest ``u``.
 
 ``--large`` sizes (e.g. 20000 50000) run each fit in a fresh process, so that
 its peak resident memory (ru_maxrss) is its own, once each; at those sizes
 the m x m matrix is never formed by the LSVM (rows of the kernel matrix are
 computed on demand for the points that can be free, in a cache of
-``--cache-size`` MB).  Prints steps, kernel rows computed, accuracy, peak
+``--cache-size`` MB).  Prints steps, kernel values computed (in rows of m
+values: "rows"), accuracy, peak
 memory and the ratio LSVM / SVC measured in the same run, and writes
 everything to benchmarks/results/lsvm_newton.json (read by the book's chapter
 on the Newton solver).  Not a test: nothing is asserted.
@@ -111,7 +112,7 @@ def main():
     parser.add_argument("--cache-size", type=float, default=200.0,
                         help="MB of kernel rows (LSVM) and columns (libsvm) kept")
     parser.add_argument("--fixed-point-itmax", type=int, default=100_000)
-    parser.add_argument("--fixed-point-limit", type=float, default=2e5,
+    parser.add_argument("--fixed-point-limit", type=float, default=2e4,
                         help="run the fixed point only where m * nu is at most this (its "
                              "iterations grow like nu, each costs m^2)")
     parser.add_argument("--output", type=Path, default=RESULTS)

@@ -118,6 +118,8 @@ class LSVMResult:
         its size, and no more digits of ``u`` can be had.
     history : ndarray or None
         ``||u^{i+1} - u^i||`` per iteration, if asked for.
+    kernel_values : int or None
+        Kernel values computed (:func:`lsvm_kernel_columns` only).
     """
 
     n_iter: int
@@ -128,6 +130,7 @@ class LSVMResult:
     converged: bool = True
     at_floor: bool = False
     history: np.ndarray = field(default=None, repr=False)
+    kernel_values: int = None
 
 
 _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
@@ -777,12 +780,13 @@ class _BlockSolver:
         return u[free]
 
 
-def _dual_block(columns, dd, nu, W, Q_old=None):
+def _dual_block(columns, dd, nu, W, Q_old=None, counter=None):
     """``Q_WW = I/nu + D_W K_WW D_W`` for the points ``W``; if ``Q_old`` is given, it is
     the block of the first ``len(Q_old)`` points of ``W`` and only the rest is computed."""
     n_old = 0 if Q_old is None else len(Q_old)
     new = W[n_old:]
     block = columns.kernel(columns.X[new], columns.X[W])  # rows of K_WW for the new points
+    counter[0] += block.size
     block *= dd[new][:, None]
     block *= dd[W][None, :]
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
@@ -794,7 +798,7 @@ def _dual_block(columns, dd, nu, W, Q_old=None):
     return Q
 
 
-def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
+def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
 
     Returns ``(u, steps, converged)`` with ``u`` on ``points``; ``steps`` counts
@@ -807,17 +811,17 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
         half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
         with warnings.catch_warnings():  # a start, however rough, cannot change the answer
             warnings.simplefilter("ignore", ConvergenceWarning)
-            u_half, _, _ = _working_set(columns, dd, nu, points[half], itmax, tol, True)
+            u_half, _, _ = _working_set(columns, dd, nu, points[half], itmax, tol, True, counter)
         u = np.zeros(m)
         u[half] = u_half
         support = u > 0
-        g = _gradient(columns, dd, nu, points, u, support)
+        g = _gradient(columns, dd, nu, points, u, support, counter)
         work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
     else:
         work = np.arange(m)
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
-    solver = _BlockSolver(_dual_block(columns, dd, nu, points[work]))
+    solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter))
     free = None
     steps, converged = 0, False
     while steps < itmax:
@@ -831,7 +835,7 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
         if not inner.converged:
             break
         support = u > 0
-        g = _gradient(columns, dd, nu, points, u, support)
+        g = _gradient(columns, dd, nu, points, u, support, counter)
         outside = np.ones(m, dtype=bool)
         outside[work] = False
         violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
@@ -841,16 +845,34 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start):
         # The problem restricted to work was solved exactly and each violator lowers
         # the objective: the next restricted problem ends lower, so the loop ends.
         work = np.concatenate([work, violators])
-        solver.grow(_dual_block(columns, dd, nu, points[work], solver.Q))
+        solver.grow(_dual_block(columns, dd, nu, points[work], solver.Q, counter))
         free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
     return u, steps, converged
 
 
-def _gradient(columns, dd, nu, points, u, support):
-    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``."""
+#: Bytes of one temporary block of kernel values computed outside the cache.
+_BLOCK_BYTES = 64 * 2**20
+
+
+def _gradient(columns, dd, nu, points, u, support, counter):
+    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``.
+
+    From the cached rows of the support vectors if the cache can hold them all;
+    otherwise they would push each other out, and the block ``K[points, S]`` is
+    computed directly, a slice at a time, without caching."""
     S = points[support]
-    Ku = columns.dot(S, dd[S] * u[support])
-    return u / nu + dd[points] * Ku[points] - 1.0
+    v = dd[S] * u[support]
+    if S.size <= columns.capacity:
+        Ku = columns.dot(S, v)[points]
+    else:
+        Ku = np.empty(points.size)
+        XS = columns.X[S]
+        step = max(1, _BLOCK_BYTES // (8 * max(S.size, 1)))
+        for start in range(0, points.size, step):
+            chunk = points[start : start + step]
+            Ku[start : start + chunk.size] = columns.kernel(columns.X[chunk], XS) @ v
+        counter[0] += points.size * S.size
+    return u / nu + dd[points] * Ku - 1.0
 
 
 def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
@@ -928,7 +950,9 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
         raise ValueError(f"columns has {m} rows but d has {dd.shape[0]} labels.")
     nu, _ = _check_nu_alpha(nu, None, m)
     itmax, tol = _check_itmax_tol(itmax, tol)
-    u, steps, converged = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start)
+    rows_before = columns.n_rows_computed
+    counter = [0]  # kernel values computed outside the cache of rows
+    u, steps, converged = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start, counter)
     if not converged:
         warnings.warn(
             f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
@@ -937,7 +961,8 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
             ConvergenceWarning,
             stacklevel=2,
         )
-    return LSVMResult(n_iter=steps, opt=0.0, u=u, converged=converged)
+    values = counter[0] + (columns.n_rows_computed - rows_before) * m
+    return LSVMResult(n_iter=steps, opt=0.0, u=u, converged=converged, kernel_values=values)
 
 
 class LagrangianSVC(BaseKernelClassifier):
@@ -1016,8 +1041,8 @@ class LagrangianSVC(BaseKernelClassifier):
     solver_ : str
         'newton' or 'fixed-point'.
     n_kernel_rows_ : int or None
-        Rows of ``K(G, G')`` computed, ``m`` values each (``n_samples`` when the
-        whole matrix is formed; None for the linear kernel).
+        Kernel values computed by the solver, in rows of ``n_samples`` values
+        (``n_samples`` when the whole matrix is formed; None for the linear kernel).
 
     Raises
     ------
@@ -1098,9 +1123,10 @@ class LagrangianSVC(BaseKernelClassifier):
             columns = KernelColumns(self._kernel_function(), points, cache_size=p["cache_size"])
             nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
             result = lsvm_kernel_columns(columns, d, nu, **options)
-            positive = np.flatnonzero(result.u > 0)
-            margins = d * columns.dot(positive, (d * result.u)[positive])
-            n_rows = columns.n_rows_computed
+            # The solution is exact (to the sign test's tol), so u_i > 0 exactly where
+            # d_i f(x_i) < 1: no further pass over the kernel rows is needed.
+            margins = np.where(result.u > 0, 0.0, 1.0)
+            n_rows = round(result.kernel_values / len(d))
         else:
             K, d = self._fit_gram(X, y)  # K(G, G'), see _kernel_points
             self._check_kernel_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
