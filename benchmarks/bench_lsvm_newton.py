@@ -8,7 +8,7 @@ fits of each is kept.  Only ``fit`` is timed: the test accuracy on 20 000
 points is computed afterwards, untimed.  BLAS runs on ``--threads`` threads
 (default 1, as libsvm), pinned with threadpoolctl and printed.  Where
 ``m * nu`` is at most ``--fixed-point-limit``, the authors' fixed point
-(``lsvm_kernel``, Code 3, tol 1e-5, the Gram matrix included in its time)
+(``lsvm_kernel``, Code 3, tol 1e-5)
 runs once as a check of the answer (its time leaves out the Gram matrix): the
 largest difference between its ``u`` and Newton's, relative to the largest ``u``.
 
