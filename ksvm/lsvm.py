@@ -850,29 +850,15 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     return u, steps, converged
 
 
-#: Bytes of one temporary block of kernel values computed outside the cache.
-_BLOCK_BYTES = 64 * 2**20
-
-
 def _gradient(columns, dd, nu, points, u, support, counter):
     """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``.
 
-    From the cached rows of the support vectors if the cache can hold them all;
-    otherwise they would push each other out, and the block ``K[points, S]`` is
-    computed directly, a slice at a time, without caching."""
+    From the rows of the support vectors: those in the cache are read in place and
+    the others computed (and cached), so a cache smaller than the support vectors'
+    rows costs only the rows that are missing at each call."""
     S = points[support]
-    v = dd[S] * u[support]
-    if S.size <= columns.capacity:
-        Ku = columns.dot(S, v)[points]
-    else:
-        Ku = np.empty(points.size)
-        XS = columns.X[S]
-        step = max(1, _BLOCK_BYTES // (8 * max(S.size, 1)))
-        for start in range(0, points.size, step):
-            chunk = points[start : start + step]
-            Ku[start : start + chunk.size] = columns.kernel(columns.X[chunk], XS) @ v
-        counter[0] += points.size * S.size
-    return u / nu + dd[points] * Ku - 1.0
+    Ku = columns.dot(S, dd[S] * u[support])
+    return u / nu + dd[points] * Ku[points] - 1.0
 
 
 def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
