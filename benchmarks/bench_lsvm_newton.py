@@ -1,117 +1,181 @@
-"""The LSVM dual solved two ways, against SVC, on the checkerboard.
+"""The kernel LSVM's Newton solver against SVC on the checkerboard: fit times alone.
 
-For each size and ``nu`` the Gaussian-kernel LSVM dual (11) is solved by the
-authors' fixed-point iteration (``lsvm_kernel``, Code 3, tol 1e-5) and by the
-active-set Newton method (``lsvm_kernel_newton``); scikit-learn's ``SVC``
-(libsvm, ``C = nu / 2``) solves the comparable hinge-loss problem.  All times
-include the Gram matrix and the prediction of 20 000 test points, and are the
-best of ``--repeat`` runs (the fixed point runs once, and only where
-``m * nu`` is at most ``--fixed-point-limit``: its iterations grow like ``nu``
-and each costs ``m^2``); BLAS runs on ``--threads`` threads (default 1, as
-libsvm).  Prints iterations, test accuracy, the largest difference between the
-two LSVM solutions relative to the largest u, and the ratios Newton / SVC and
-fixed point / Newton measured in this run, and writes them to
-benchmarks/results/lsvm_newton.json (read by the book's chapter on the Newton
-solver).  Not a test: nothing is asserted.
+For each size and ``nu``, ``LagrangianSVC(kernel='rbf', gamma=100, nu=nu)`` (the
+active-set Newton solver, the estimator's default) and scikit-learn's ``SVC``
+(libsvm, ``C = nu / 2``, the hinge-loss problem closest to the LSVM's, the
+same ``cache_size``) are fitted back to back, and the best of ``--repeat``
+fits of each is kept.  Only ``fit`` is timed: the test accuracy on 20 000
+points is computed afterwards, untimed.  BLAS runs on ``--threads`` threads
+(default 1, as libsvm), pinned with threadpoolctl and printed.  Where
+``m * nu`` is at most ``--fixed-point-limit``, the authors' fixed point
+(``lsvm_kernel``, Code 3, tol 1e-5)
+runs once as a check of the answer (its time leaves out the Gram matrix): the
+largest difference between its ``u`` and Newton's, relative to the largest ``u``.
+
+``--large`` sizes (e.g. 20000 50000) run each fit in a fresh process, so that
+its peak resident memory (ru_maxrss) is its own, once each; at those sizes
+the m x m matrix is never formed by the LSVM (rows of the kernel matrix are
+computed on demand for the points that can be free, in a cache of
+``--cache-size`` MB).  Prints steps, kernel values computed (in rows of m
+values: "rows"), accuracy, peak
+memory and the ratio LSVM / SVC measured in the same run, and writes
+everything to benchmarks/results/lsvm_newton.json (read by the book's chapter
+on the Newton solver).  Not a test: nothing is asserted.
 
     python benchmarks/bench_lsvm_newton.py [--sizes 1000 2000 5000] [--nu 1 10 100 1000]
+    python benchmarks/bench_lsvm_newton.py --sizes --large 20000 --large-nu 1 10 100 1000
 """
 
 import argparse
 import json
+import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from _timing import best_of, blas_setting, blas_threads
+from _timing import best_of, blas_setting, blas_threads, in_fresh_process, peak_rss_bytes
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from ksvm import kernels
 from ksvm.datasets import make_checkerboard
-from ksvm.lsvm import augment, lsvm_kernel, lsvm_kernel_newton
+from ksvm.lsvm import LagrangianSVC, augment, lsvm_kernel
 
 GAMMA = 100.0
+TEST_POINTS = 20_000
 RESULTS = Path(__file__).resolve().parent / "results" / "lsvm_newton.json"
 
 
-def lsvm(solver, X, y, X_test, nu, itmax):
-    G = augment(X)
-    K = kernels.rbf_kernel(G, gamma=GAMMA)
-    if solver == "newton":
-        r = lsvm_kernel_newton(K, y, nu, itmax=200)
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            r = lsvm_kernel(K, y, nu, itmax=itmax, tol=1e-5)
-    support = np.flatnonzero(y * (K @ (y * r.u)) < 1)  # as LagrangianSVC.support_
-    f = kernels.rbf_kernel(augment(X_test), G[support], gamma=GAMMA) @ (y * r.u)[support]
-    return r, f
+def _accuracy(model, X_test, y_test):
+    return float(np.mean(model.predict(X_test) == y_test))
 
 
-def svc(X, y, X_test, nu):
-    model = SVC(C=nu / 2, kernel="rbf", gamma=GAMMA, tol=1e-3).fit(X, y)
-    return model, model.decision_function(X_test)
+def fit_lsvm(X, y, nu, cache_size):
+    model = LagrangianSVC(kernel="rbf", gamma=GAMMA, nu=nu)
+    if "cache_size" in model.get_params():
+        model.set_params(cache_size=cache_size)
+    return model.fit(X, y)
+
+
+def fit_svc(X, y, nu, cache_size):
+    return SVC(C=nu / 2, kernel="rbf", gamma=GAMMA, tol=1e-3, cache_size=cache_size).fit(X, y)
+
+
+def lsvm_record(model, seconds, X_test, y_test):
+    return {"seconds": seconds, "iterations": int(model.n_iter_),
+            "accuracy": _accuracy(model, X_test, y_test),
+            "support_vectors": int(np.sum(model.u_ > 0)),
+            "kernel_rows": int(getattr(model, "n_kernel_rows_", len(model.u_)))}
+
+
+def svc_record(model, seconds, X_test, y_test):
+    return {"seconds": seconds, "iterations": int(model.n_iter_[0]),
+            "accuracy": _accuracy(model, X_test, y_test),
+            "support_vectors": int(model.support_.size)}
+
+
+def one_fit(method, m, nu, cache_size, threads):
+    """One fit, for a fresh process: its time, its record and the process's peak memory."""
+    X, y = make_checkerboard(m, seed=0)
+    X_test, y_test = make_checkerboard(TEST_POINTS, seed=1)
+    fit, record = (fit_lsvm, lsvm_record) if method == "lsvm" else (fit_svc, svc_record)
+    with blas_threads(threads):
+        start = time.perf_counter()
+        model = fit(X, y, nu, cache_size)
+        seconds = time.perf_counter() - start
+        peak = peak_rss_bytes()  # before predicting, which is not part of fit
+        result = record(model, seconds, X_test, y_test)
+        result["blas"] = blas_setting()
+    result["peak_rss_mb"] = peak / 2**20
+    return result
+
+
+def fixed_point_check(X, y, nu, itmax, newton_u):
+    K = kernels.rbf_kernel(augment(X), gamma=GAMMA)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fp = lsvm_kernel(K, y, nu, itmax=itmax, tol=1e-5)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "iterations": fp.n_iter, "converged": fp.converged,
+            "max_du_relative": float(np.abs(fp.u - newton_u).max() / newton_u.max())}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 5000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 2000, 5000])
     parser.add_argument("--nu", type=float, nargs="+", default=[1.0, 10.0, 100.0, 1000.0])
+    parser.add_argument("--large", type=int, nargs="*", default=[])
+    parser.add_argument("--large-nu", type=float, nargs="+", default=[1.0, 10.0, 100.0, 1000.0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--cache-size", type=float, default=200.0,
+                        help="MB of kernel rows (LSVM) and columns (libsvm) kept")
     parser.add_argument("--fixed-point-itmax", type=int, default=100_000)
-    parser.add_argument("--fixed-point-limit", type=float, default=2e5,
+    parser.add_argument("--fixed-point-limit", type=float, default=2e4,
                         help="run the fixed point only where m * nu is at most this (its "
                              "iterations grow like nu, each costs m^2)")
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--append", action="store_true",
+                        help="keep the records of --output and add (or replace) these")
     args = parser.parse_args()
-    X_test, y_test = make_checkerboard(20_000, seed=1)
+    X_test, y_test = make_checkerboard(TEST_POINTS, seed=1)
     records = []
     print(f"4 x 4 checkerboard, Gaussian kernel gamma = {GAMMA:g}; SVC with C = nu / 2; "
-          f"{args.threads} BLAS thread(s), best of {args.repeat}")
-    print(f"{'m':>5} {'nu':>6} | {'fixed pt [s]':>12} {'iter':>6} {'acc':>6} | {'Newton [s]':>10} "
-          f"{'iter':>4} {'acc':>6} | {'SVC [s]':>7} {'acc':>6} | {'max |du|/u':>10} "
-          f"{'Newton/SVC':>10} {'fixed/Newton':>12}", flush=True)
+          f"cache {args.cache_size:g} MB each; fit times alone, best of {args.repeat}")
+    header = (f"{'m':>6} {'nu':>6} | {'LSVM [s]':>8} {'steps':>5} {'rows':>6} {'SVs':>5} {'acc':>6} "
+              f"{'MB':>6} | {'SVC [s]':>8} {'iter':>6} {'SVs':>5} {'acc':>6} {'MB':>6} | "
+              f"{'LSVM/SVC':>8} | {'fixed pt [s]':>12} {'iter':>6} {'max|du|/u':>9}")
+    print(header, flush=True)
+
+    def show(m, nu, lsvm, svc, fp):
+        mb = (f"{lsvm['peak_rss_mb']:6.0f}", f"{svc['peak_rss_mb']:6.0f}") if "peak_rss_mb" in lsvm \
+            else (f"{'-':>6}", f"{'-':>6}")
+        fixed = (f"{fp['seconds']:12.2f} {fp['iterations']:6d} {fp['max_du_relative']:9.1e}"
+                 if fp else f"{'-':>12} {'-':>6} {'-':>9}")
+        print(f"{m:6d} {nu:6g} | {lsvm['seconds']:8.3f} {lsvm['iterations']:5d} "
+              f"{lsvm['kernel_rows']:6d} {lsvm['support_vectors']:5d} {lsvm['accuracy']:6.4f} "
+              f"{mb[0]} | {svc['seconds']:8.3f} {svc['iterations']:6d} {svc['support_vectors']:5d} "
+              f"{svc['accuracy']:6.4f} {mb[1]} | {lsvm['seconds'] / svc['seconds']:8.2f} | {fixed}",
+              flush=True)
+
     with blas_threads(args.threads):
-        print(f"BLAS: {blas_setting()}")
+        blas = blas_setting()
+        print(f"BLAS: {blas}")
         for m in args.sizes:
             X, y = make_checkerboard(m, seed=0)
             for nu in args.nu:
-                run_fp = m * nu <= args.fixed_point_limit
-                if run_fp:
-                    t_fp, (fp, f_fp) = best_of(
-                        1, lambda: lsvm("fixed-point", X, y, X_test, nu, args.fixed_point_itmax)
-                    )
-                t_nt, (nt, f_nt) = best_of(args.repeat, lambda: lsvm("newton", X, y, X_test, nu, 0))
-                t_svc, (model, f_svc) = best_of(args.repeat, lambda: svc(X, y, X_test, nu))
-
-                def acc(f):
-                    return float(np.mean(np.where(f >= 0, 1, -1) == y_test))
-
-                record = {
-                    "m": m, "nu": nu,
-                    "fixed_point": {"seconds": t_fp, "iterations": fp.n_iter, "converged": fp.converged,
-                                    "accuracy": acc(f_fp),
-                                    "max_du_relative": float(np.abs(fp.u - nt.u).max() / nt.u.max())}
-                    if run_fp else None,
-                    "newton": {"seconds": t_nt, "iterations": nt.n_iter, "accuracy": acc(f_nt),
-                               "support_vectors": int(np.sum(nt.u > 0))},
-                    "svc": {"seconds": t_svc, "accuracy": acc(f_svc),
-                            "support_vectors": int(model.support_.size)},
-                }
+                t_lsvm, lsvm = best_of(args.repeat, lambda: fit_lsvm(X, y, nu, args.cache_size))
+                t_svc, svc = best_of(args.repeat, lambda: fit_svc(X, y, nu, args.cache_size))
+                fp = None
+                if m * nu <= args.fixed_point_limit:
+                    fp = fixed_point_check(X, y, nu, args.fixed_point_itmax, lsvm.u_)
+                record = {"m": m, "nu": nu, "newton": lsvm_record(lsvm, t_lsvm, X_test, y_test),
+                          "svc": svc_record(svc, t_svc, X_test, y_test), "fixed_point": fp}
                 records.append(record)
-                if run_fp:
-                    fixed = (f"{t_fp:12.2f} {fp.n_iter:6d} {acc(f_fp):6.4f}", f"{t_fp / t_nt:12.1f}",
-                             f"{record['fixed_point']['max_du_relative']:10.1e}")
-                else:
-                    fixed = (f"{'-':>12} {'-':>6} {'-':>6}", f"{'-':>12}", f"{'-':>10}")
-                print(f"{m:5d} {nu:6g} | {fixed[0]} | {t_nt:10.2f} {nt.n_iter:4d} {acc(f_nt):6.4f} | "
-                      f"{t_svc:7.2f} {acc(f_svc):6.4f} | {fixed[2]} {t_nt / t_svc:10.2f} {fixed[1]}",
-                      flush=True)
+                show(m, nu, record["newton"], record["svc"], fp)
+    for m in args.large:
+        for nu in args.large_nu:
+            lsvm = in_fresh_process("bench_lsvm_newton", "one_fit",
+                                    ("lsvm", m, nu, args.cache_size, args.threads), args.threads)
+            svc = in_fresh_process("bench_lsvm_newton", "one_fit",
+                                   ("svc", m, nu, args.cache_size, args.threads), args.threads)
+            if "failed" in lsvm or "failed" in svc:
+                print(f"{m:6d} {nu:6g} | failed: {lsvm.get('failed', '')} {svc.get('failed', '')}")
+                continue
+            record = {"m": m, "nu": nu, "newton": lsvm, "svc": svc, "fixed_point": None,
+                      "fresh_process": True}
+            records.append(record)
+            show(m, nu, lsvm, svc, None)
+    if args.append and args.output.exists():
+        kept = json.loads(args.output.read_text())["records"]
+        done = {(r["m"], r["nu"]) for r in records}
+        records = [r for r in kept if (r["m"], r["nu"]) not in done] + records
+        records.sort(key=lambda r: (r["m"], r["nu"]))
     args.output.parent.mkdir(exist_ok=True)
     args.output.write_text(json.dumps({
-        "gamma": GAMMA, "threads": args.threads, "repeat": args.repeat, "test_points": len(y_test),
+        "gamma": GAMMA, "threads": args.threads, "blas": blas, "repeat": args.repeat,
+        "cache_size_mb": args.cache_size, "test_points": TEST_POINTS, "timed": "fit alone",
         "fixed_point_tol": 1e-5, "fixed_point_itmax": args.fixed_point_itmax, "records": records,
     }, indent=1) + "\n")
     print(f"written to {args.output}")

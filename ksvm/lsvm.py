@@ -73,7 +73,9 @@ from ._validation import (
     one_of,
     optional,
 )
-from .base import BaseKernelClassifier
+from .base import _ALWAYS_PSD, BaseKernelClassifier
+from .columns import KernelColumns
+from .kernels import resolve_gamma
 from .mercer import cholesky
 
 __all__ = [
@@ -87,6 +89,7 @@ __all__ = [
     "active_set",
     "lsvm_linear_newton",
     "lsvm_kernel_newton",
+    "lsvm_kernel_columns",
     "LagrangianSVC",
 ]
 
@@ -117,6 +120,8 @@ class LSVMResult:
         its size, and no more digits of ``u`` can be had.
     history : ndarray or None
         ``||u^{i+1} - u^i||`` per iteration, if asked for.
+    kernel_values : int or None
+        Kernel values computed (:func:`lsvm_kernel_columns` only).
     """
 
     n_iter: int
@@ -127,6 +132,7 @@ class LSVMResult:
     converged: bool = True
     at_floor: bool = False
     history: np.ndarray = field(default=None, repr=False)
+    kernel_values: int = None
 
 
 _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
@@ -460,8 +466,10 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     ``solve_free(free)`` returns ``u_F``; ``Q_times(u, free)`` returns ``Qu``
     for a ``u`` that is zero off ``free``.  A sign counts as infeasible beyond
     ``tol * max(1, max u)``, so at the end (12) holds to that tolerance.
-    :func:`lsvm_linear_newton` and :func:`lsvm_kernel_newton` supply the two
-    functions for their ``Q``.
+    :func:`lsvm_kernel_newton` supplies the two functions for its ``Q`` (and
+    :func:`lsvm_kernel_columns` for a working set's); :func:`lsvm_linear_newton`
+    takes the same steps in a loop of its own, which needs one pass over ``A``
+    per step.
 
     Parameters
     ----------
@@ -853,14 +861,258 @@ def lsvm_kernel_newton(
     return active_set(solve_free, Q_times, m, itmax, tol, return_history, free=free)
 
 
+class _BlockSolver:
+    """``Q_FF^{-1} e_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``.
+
+    The Cholesky factor of ``Q_BB`` for the last set ``B`` factored is kept.  When
+    ``F`` differs from ``B`` in few indices (``R = B - F`` leave, ``A = F - B``
+    enter), the solve is a block update instead of a new factorisation: with
+    ``u_R = 0`` imposed by multipliers ``lam`` on the rows of ``R``,
+
+        Q_BB x_B + Q_BA x_A - E_R lam = e_B,   Q_AB x_B + Q_AA x_A = e_A,   x_R = 0,
+
+    and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left:
+    ``O(|B|^2 (|A| + |R|))`` against ``|F|^3 / 3``.
+    """
+
+    #: Update instead of refactoring while |A| + |R| is at most this fraction of |B|.
+    UPDATE_FRACTION = 0.125
+
+    def __init__(self, Q):
+        self.Q = Q
+        self.base = None
+
+    def grow(self, Q):
+        """Continue with ``Q``, whose leading block is the current ``Q``."""
+        n_old = len(self.Q)
+        self.Q = Q
+        if self.base is not None:
+            self.base = np.concatenate([self.base, np.zeros(len(Q) - n_old, dtype=bool)])
+
+    def _factor(self, free):
+        idx = np.flatnonzero(free)
+        QF = self.Q.copy() if idx.size == len(self.Q) else self.Q[np.ix_(idx, idx)]
+        self.factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)
+        self.base, self.base_idx = free.copy(), idx
+        self.z = cho_solve(self.factor, np.ones(idx.size), check_finite=False)  # Q_BB^{-1} e
+        return self.z
+
+    def __call__(self, free):
+        if self.base is None:
+            return self._factor(free)
+        enter = free & ~self.base
+        leave = self.base & ~free
+        n_enter, n_leave = int(enter.sum()), int(leave.sum())
+        if n_enter + n_leave > self.UPDATE_FRACTION * self.base_idx.size:
+            return self._factor(free)
+        if n_enter + n_leave == 0:
+            return self.z.copy()
+        B, A = self.base_idx, np.flatnonzero(enter)
+        R = np.flatnonzero(leave[B])  # positions in B
+        Q_BA = self.Q[np.ix_(B, A)]
+        C = np.zeros((B.size, n_enter + n_leave))
+        C[:, :n_enter] = Q_BA
+        C[R, n_enter + np.arange(n_leave)] = 1.0
+        W = cho_solve(self.factor, C, check_finite=False)  # Q_BB^{-1} [Q_BA  E_R]
+        W_A, W_R = W[:, :n_enter], W[:, n_enter:]
+        V = W_A[R]  # (Q_BB^{-1} Q_BA)_R
+        system = np.empty((n_enter + n_leave, n_enter + n_leave))
+        system[:n_enter, :n_enter] = self.Q[np.ix_(A, A)] - Q_BA.T @ W_A
+        system[:n_enter, n_enter:] = V.T
+        system[n_enter:, :n_enter] = -V
+        system[n_enter:, n_enter:] = W_R[R]
+        rhs = np.concatenate([1.0 - Q_BA.T @ self.z, -self.z[R]])
+        x_A, lam = np.split(np.linalg.solve(system, rhs), [n_enter])
+        x_B = self.z - W_A @ x_A + W_R @ lam
+        u = np.zeros(len(self.Q))
+        u[B] = x_B
+        u[A] = x_A
+        return u[free]
+
+
+def _dual_block(columns, dd, nu, W, Q_old=None, counter=None):
+    """``Q_WW = I/nu + D_W K_WW D_W`` for the points ``W``; if ``Q_old`` is given, it is
+    the block of the first ``len(Q_old)`` points of ``W`` and only the rest is computed."""
+    n_old = 0 if Q_old is None else len(Q_old)
+    new = W[n_old:]
+    block = columns.kernel(columns.X[new], columns.X[W])  # rows of K_WW for the new points
+    counter[0] += block.size
+    block *= dd[new][:, None]
+    block *= dd[W][None, :]
+    block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
+    Q = np.empty((W.size, W.size))
+    if n_old:
+        Q[:n_old, :n_old] = Q_old
+        Q[:n_old, n_old:] = block[:, :n_old].T
+    Q[n_old:] = block
+    return Q
+
+
+def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
+    """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
+
+    Returns ``(u, steps, converged)`` with ``u`` on ``points``; ``steps`` counts
+    the active-set steps of this level only.
+    """
+    m = points.size
+    if warm_start and m > _WARM_START_SIZE:
+        # A random half first (recursively): its support vectors and the points
+        # its solution classifies inside the margin make the first working set.
+        half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
+        with warnings.catch_warnings():  # a start, however rough, cannot change the answer
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            u_half, _, _ = _working_set(columns, dd, nu, points[half], itmax, tol, True, counter)
+        u = np.zeros(m)
+        u[half] = u_half
+        support = u > 0
+        g = _gradient(columns, dd, nu, points, u, support, counter)
+        work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
+    else:
+        work = np.arange(m)
+    # The working set only grows (new points at the end), so that Q_WW and the
+    # factor of the block solver carry over from one working set to the next.
+    solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter))
+    free = None
+    steps, converged = 0, False
+    while steps < itmax:
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always", ConvergenceWarning)
+            inner = active_set(solver, lambda u, F: solver.Q @ u, work.size, itmax - steps,
+                               tol, free=free)
+        steps += inner.n_iter
+        u = np.zeros(m)
+        u[work] = inner.u
+        if not inner.converged:
+            break
+        support = u > 0
+        g = _gradient(columns, dd, nu, points, u, support, counter)
+        outside = np.ones(m, dtype=bool)
+        outside[work] = False
+        violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
+        if violators.size == 0:
+            converged = True
+            break
+        # The problem restricted to work was solved exactly and each violator lowers
+        # the objective: the next restricted problem ends lower, so the loop ends.
+        work = np.concatenate([work, violators])
+        solver.grow(_dual_block(columns, dd, nu, points[work], solver.Q, counter))
+        free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
+    return u, steps, converged
+
+
+def _gradient(columns, dd, nu, points, u, support, counter):
+    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``.
+
+    From the rows of the support vectors: those in the cache are read in place and
+    the others computed (and cached), so a cache smaller than the support vectors'
+    rows costs only the rows that are missing at each call."""
+    S = points[support]
+    Ku = columns.dot(S, dd[S] * u[support])
+    return u / nu + dd[points] * Ku[points] - 1.0
+
+
+def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
+    """LSVM with a kernel by working sets of the active-set method, with no ``m x m`` matrix.
+
+    Solves the dual (11) of :func:`lsvm_kernel` and :func:`lsvm_kernel_newton`
+    from rows of the kernel matrix computed on demand
+    (:class:`ksvm.columns.KernelColumns`, with its cache budget).  A working
+    set ``W`` of points that may be support vectors is chosen; the problem
+    restricted to ``W`` (only ``K_WW`` is needed) is solved exactly by
+    :func:`active_set`; then ``g = Qu - e`` is computed for every point from
+    the rows of the support vectors alone (``K[:, S] u_S``).  If some point
+    outside ``W`` has ``g_i < 0``, the support vectors and those points make the
+    next ``W``.  Each restricted problem ends lower than the last (a point with
+    ``g_i < 0`` is a descent direction), so no working set comes back and the
+    method ends, at the same unique solution as :func:`lsvm_kernel_newton`.
+
+    Parameters
+    ----------
+    columns : KernelColumns
+        The rows of ``K(G, G')``, ``G = [A -e]``, on demand.
+    d : array-like of shape (m,)
+        The labels; any two classes.
+    nu : float > 0 or None, default=None
+        None means ``1 / m``.
+    itmax : int, default=100
+        Active-set steps allowed on the whole problem (the restricted problems'
+        steps added up).
+    tol : float > 0, default=1e-8
+        As in :func:`lsvm_kernel_newton`.
+    warm_start : bool, default=True
+        For more than 500 points, the first working set is predicted by the
+        solution on a random half of them (solved the same way, recursively):
+        its support vectors and the points it puts inside the margin.  Only
+        their rows are ever computed, about the support vectors' number.
+
+    Returns
+    -------
+    result : LSVMResult
+        As :func:`lsvm_kernel`; ``n_iter`` counts the steps on the whole problem.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` does not have one label per row of ``columns``, or not two
+        classes; if ``nu <= 0``; or if a block ``Q_WW`` is not positive definite.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` steps do not reach the solution.
+
+    Notes
+    -----
+    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``.  Time: the rows of
+    the support vectors, ``m`` kernel values each (again whenever they have
+    left a cache too small to hold them all), ``K_WW``, and the Cholesky
+    factorisations of the free sets, ``|F|^3 / 3``.  A working set only grows
+    within a level, and between active-set steps that change few indices the
+    factor is updated (a system of the size of the change) rather than
+    recomputed, so most steps cost ``O(|F|^2)`` per changed index.
+
+    Examples
+    --------
+    >>> from ksvm.columns import KernelColumns
+    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> columns = KernelColumns(lambda X, Y: X @ Y.T, augment(A))
+    >>> r = lsvm_kernel_columns(columns, [-1, -1, 1, 1], nu=100.0)
+    >>> np.round(r.u, 4) + 0.0, r.n_iter
+    (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
+    """
+    dd, _ = encode_binary_labels(d)
+    m = columns.m
+    if dd.shape[0] != m:
+        raise ValueError(f"columns has {m} rows but d has {dd.shape[0]} labels.")
+    nu, _ = _check_nu_alpha(nu, None, m)
+    itmax, tol = _check_itmax_tol(itmax, tol)
+    rows_before = columns.n_rows_computed
+    counter = [0]  # kernel values computed outside the cache of rows
+    u, steps, converged = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start, counter)
+    if not converged:
+        warnings.warn(
+            f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
+            f"points still on the wrong side (tol={tol:g}); raise itmax (max_iter of "
+            "LagrangianSVC) or tol, or use solver='fixed-point'.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    values = counter[0] + (columns.n_rows_computed - rows_before) * m
+    return LSVMResult(n_iter=steps, opt=0.0, u=u, converged=converged, kernel_values=values)
+
+
 class LagrangianSVC(BaseKernelClassifier):
     """The Lagrangian SVM of Mangasarian & Musicant (2001) as an estimator.
 
     It solves their formulation (7) through its dual (11).  With
     ``kernel='linear'`` no ``m x m`` matrix is formed (Sherman-Morrison-Woodbury:
     millions of points are fine), and ``coef_ = w``, ``intercept_ = -gamma``.
-    With any other kernel it builds ``K(G, G')`` with ``G = [X -e]`` (``m x m``
-    memory).  The decision function is ``K([x' -1], G') D u``; for the linear
+    With another kernel it works with ``K(G, G')``, ``G = [X -e]``: the Newton
+    solver with a kernel that is PSD by theory ('rbf', 'exponential', 'poly'
+    with ``coef0 >= 0``) computes only the rows of the points that can be free,
+    on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`);
+    the fixed point, a callable, 'sigmoid' and 'precomputed' use the whole
+    ``m x m`` matrix.  The decision function is ``K([x' -1], G') D u``; for the linear
     kernel that is ``x'w - gamma``.
 
     Parameters
@@ -899,6 +1151,10 @@ class LagrangianSVC(BaseKernelClassifier):
         point, the authors' ``tol``; 1e-8 for Newton's sign test).
     max_iter : int or None, default=None
         The solver's ``itmax``; None means its default (100, the authors').
+    cache_size : float > 0, default=200.0
+        Megabytes of kernel rows kept by the Newton solver when it computes them
+        on demand (as ``SVC``'s ``cache_size``); rows that do not fit are computed
+        again when needed.
 
     Attributes
     ----------
@@ -925,6 +1181,9 @@ class LagrangianSVC(BaseKernelClassifier):
         The step used by the fixed point (None with the Newton solver).
     solver_ : str
         'newton' or 'fixed-point'.
+    n_kernel_rows_ : int or None
+        Kernel values computed by the solver, in rows of ``n_samples`` values
+        (``n_samples`` when the whole matrix is formed; None for the linear kernel).
 
     Raises
     ------
@@ -949,11 +1208,12 @@ class LagrangianSVC(BaseKernelClassifier):
         "alpha": optional(check_positive),
         "tol": optional(check_positive),
         "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "cache_size": check_positive,
     }
 
     def __init__(
         self, *, nu=None, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="auto",
-        alpha=None, tol=None, max_iter=None,
+        alpha=None, tol=None, max_iter=None, cache_size=200.0,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -964,6 +1224,7 @@ class LagrangianSVC(BaseKernelClassifier):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
+        self.cache_size = cache_size
 
     def fit(self, X, y):
         """Solve the LSVM dual for ``X`` and two-class labels ``y``.
@@ -995,6 +1256,21 @@ class LagrangianSVC(BaseKernelClassifier):
             else:
                 result = lsvm_linear(X, d, nu, **options)
                 margins = d * (X @ result.w - result.gamma)
+        elif newton and self._psd_by_theory():
+            # No m x m matrix: rows of K(G, G') on demand, for the points that can be free.
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
+            d, self.classes_ = encode_binary_labels(y)
+            points = self._kernel_points(X)
+            self._gamma = resolve_gamma(self.gamma, self._gamma_data(X, points)) \
+                if self._uses_gamma() else None
+            self.X_fit_ = X
+            columns = KernelColumns(self._kernel_function(), points, cache_size=p["cache_size"])
+            nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
+            result = lsvm_kernel_columns(columns, d, nu, **options)
+            # The solution is exact (to the sign test's tol), so u_i > 0 exactly where
+            # d_i f(x_i) < 1: no further pass over the kernel rows is needed.
+            margins = np.where(result.u > 0, 0.0, 1.0)
+            n_rows = round(result.kernel_values / len(d))
         else:
             K, d = self._fit_gram(X, y)  # K(G, G'), see _kernel_points
             self._check_kernel_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
@@ -1002,6 +1278,7 @@ class LagrangianSVC(BaseKernelClassifier):
             solve = lsvm_kernel_newton if newton else lsvm_kernel
             result = solve(K, d, nu, **options)
             margins = d * (K @ (d * result.u))
+            n_rows = len(d)
         # At the solution u_i = nu * max(0, 1 - d_i f(x_i)) (the slack, (9)), so the
         # support vectors are the points with d_i f(x_i) < 1.  A fixed-point iterate has
         # entries of the size of tol, of either sign, where the solution has 0: its sign
@@ -1012,10 +1289,16 @@ class LagrangianSVC(BaseKernelClassifier):
             support=np.flatnonzero(margins < 1.0), coef=result.w,
         )
         self.u_ = result.u
+        self.n_kernel_rows_ = None if self.kernel == "linear" else n_rows
         self.nu_ = nu
         self.alpha_ = None if newton else alpha
         self.solver_ = "newton" if newton else "fixed-point"
         return self
+
+    def _psd_by_theory(self):
+        """A named kernel whose Gram matrix is PSD for every parameter value: the
+        Newton solver then needs no Gram matrix (nor its PSD check)."""
+        return self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0)
 
     def _kernel_points(self, X):
         """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""

@@ -1,0 +1,138 @@
+"""The kernel LSVM from rows on demand (lsvm_kernel_columns) against the Gram-matrix solvers."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+
+from ksvm import LagrangianSVC, kernels
+from ksvm.columns import KernelColumns
+from ksvm.datasets import make_checkerboard, make_noisy_2d
+from ksvm.lsvm import (_BlockSolver, augment, dual_matrix, lsvm_kernel, lsvm_kernel_columns,
+                       lsvm_kernel_newton)
+
+from .conftest import frozen
+
+
+def _problem(m, gamma, seed=0):
+    X, y = make_checkerboard(m, seed=seed)
+    G = augment(X)
+    return G, y, kernels.make_kernel("rbf", gamma=gamma)
+
+
+def _kkt_residual(Q, u):
+    g = Q @ u - 1.0
+    return max(-u.min(), -g.min(), np.abs(u * g).max())
+
+
+@pytest.mark.parametrize("nu", [1.0, 10.0, 100.0, 1000.0])
+@pytest.mark.parametrize("m", [300, 1100])  # 1100: two levels of warm start
+def test_columns_path_equals_the_gram_path(m, nu):
+    G, y, k = _problem(m, 100.0)
+    K = k(G, G)
+    ref = lsvm_kernel_newton(K, y, nu)
+    columns = KernelColumns(k, frozen(G))
+    r = lsvm_kernel_columns(columns, frozen(y), nu)
+    assert r.converged and ref.converged
+    np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-10 * ref.u.max())
+    # only rows of points that were candidates for the free set: fewer than m
+    assert columns.n_rows_computed < m
+    assert _kkt_residual(dual_matrix(K, y, nu), r.u) <= 1e-8 * r.u.max()
+
+
+@pytest.mark.parametrize("nu", [1.0, 1000.0])
+def test_a_cache_too_small_for_the_free_rows_changes_nothing(nu):
+    G, y, k = _problem(900, 100.0, seed=2)
+    K = k(G, G)
+    ref = lsvm_kernel_newton(K, y, nu)
+    large = KernelColumns(k, G)
+    small = KernelColumns(k, G, cache_size=20 * 900 * 8 / 2**20)  # 20 rows
+    assert small.capacity == 20 < np.sum(ref.u > 0)
+    r_large = lsvm_kernel_columns(large, y, nu)
+    r_small = lsvm_kernel_columns(small, y, nu)
+    np.testing.assert_allclose(r_small.u, ref.u, rtol=0, atol=1e-10 * ref.u.max())
+    np.testing.assert_allclose(r_large.u, ref.u, rtol=0, atol=1e-10 * ref.u.max())
+    assert small.cache_bytes <= 20 * 900 * 8
+    assert r_small.kernel_values > r_large.kernel_values  # values had to be recomputed
+
+
+def test_equals_the_fixed_point():
+    G, y, k = _problem(400, 10.0, seed=3)
+    K = k(G, G)
+    r = lsvm_kernel_columns(KernelColumns(k, G), y, 10.0)
+    fp = lsvm_kernel(K, y, 10.0, itmax=100_000, tol=1e-10)
+    assert fp.converged
+    np.testing.assert_allclose(r.u, fp.u, atol=1e-7 * max(1.0, fp.u.max()))
+
+
+def test_ends_on_the_problem_where_plain_newton_cycles():
+    # The 100-point board of tests/test_lsvm.py on which the unguarded free-set update
+    # cycles: the working sets and the guarded pivoting inside them still end at (12).
+    G, y, k = _problem(100, 10.0)
+    K = k(G, G)
+    Q = dual_matrix(K, y, 1000.0)
+    for warm_start in (False, True):
+        r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, itmax=200, warm_start=warm_start)
+        assert r.converged
+        assert _kkt_residual(Q, r.u) <= 1e-8 * r.u.max()
+        np.testing.assert_allclose(r.u, lsvm_kernel_newton(K, y, 1000.0, itmax=200).u,
+                                   atol=1e-10 * r.u.max())
+
+
+def test_a_hand_checkable_case():
+    A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    columns = KernelColumns(lambda X, Y: X @ Y.T, augment(A))
+    r = lsvm_kernel_columns(columns, [-1, -1, 1, 1], nu=100.0)
+    np.testing.assert_allclose(r.u, [0.0, 3.4004, 1.4587, 0.0], atol=1e-4)
+
+
+def test_warns_at_itmax_and_checks_its_input():
+    G, y, k = _problem(300, 100.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, itmax=1)
+    assert not r.converged
+    with pytest.raises(ValueError, match="labels"):
+        lsvm_kernel_columns(KernelColumns(k, G), y[:-1], 1.0)
+    with pytest.raises(ValueError, match="nu"):
+        lsvm_kernel_columns(KernelColumns(k, G), y, -1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.integers(0, 12))
+def test_block_update_equals_a_direct_solve(seed, n_leave, n_enter):
+    # Factor Q_BB for a random B, then ask for F = B - R + A: the block update must be
+    # the direct solve of Q_FF u = e.
+    rng = np.random.default_rng(seed)
+    X, y = make_noisy_2d(120, seed=seed % 1000)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 100.0)
+    base = rng.random(120) < 0.7
+    solver = _BlockSolver(Q)
+    solver(base)
+    free = base.copy()
+    free[rng.choice(np.flatnonzero(base), min(n_leave, base.sum() - 1), replace=False)] = False
+    free[rng.choice(np.flatnonzero(~base), min(n_enter, (~base).sum()), replace=False)] = True
+    u = solver(free)
+    direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
+    np.testing.assert_allclose(u, direct, rtol=0, atol=1e-10 * np.abs(direct).max())
+
+
+@pytest.mark.parametrize("nu", [1.0, 100.0])
+def test_estimator_needs_no_gram_matrix_and_matches_the_gram_path(nu):
+    X, y = make_checkerboard(800, seed=4)
+    labels = np.where(y > 0, "black", "white")
+    model = LagrangianSVC(kernel="rbf", gamma=100.0, nu=nu).fit(X, labels)
+    K = kernels.rbf_kernel(augment(X), gamma=100.0)
+    ref = LagrangianSVC(kernel="precomputed", nu=nu).fit(K, labels)  # the m x m path
+    np.testing.assert_allclose(model.u_, ref.u_, rtol=0, atol=1e-10 * ref.u_.max())
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    assert ref.n_kernel_rows_ == 800
+    assert nu < 100 or model.n_kernel_rows_ < 800  # few support vectors: few rows
+    np.testing.assert_array_equal(model.predict(X), ref.predict(K))
+    assert model.converged_ and model.solver_ == "newton"
+
+
+def test_estimator_cache_size_is_validated():
+    X, y = make_checkerboard(50, seed=0)
+    with pytest.raises(ValueError, match="cache_size"):
+        LagrangianSVC(kernel="rbf", cache_size=0.0).fit(X, y)
