@@ -955,7 +955,8 @@ class _BlockSolver:
         leave = self.base & ~free
         n_enter, n_leave = int(enter.sum()), int(leave.sum())
         n, k = self.base_idx.size, n_enter + n_leave
-        if k > self.UPDATE_FRACTION * n or self._refactor_flops(free, n_enter, n_leave) < 2 * n * n * k:
+        refactor = self._refactor_flops(free, n_enter, n_leave)
+        if k > self.UPDATE_FRACTION * n or refactor < 2 * n * n * k:
             return self._factor(free)
         if n_enter + n_leave == 0:
             u = np.zeros(len(self.Q))
@@ -984,21 +985,13 @@ class _BlockSolver:
         return u[free]
 
 
-def _dual_block(columns, dd, nu, W, Q_old=None, counter=None, cached=None):
+def _dual_block(columns, dd, nu, W, Q_old=None, counter=None):
     """``Q_WW = I/nu + D_W K_WW D_W`` for the points ``W``; if ``Q_old`` is given, it is
-    the block of the first ``len(Q_old)`` points of ``W`` and only the rest is computed.
-    The rows of the points of ``W[cached]`` (a mask on ``W``, with ``Q_old`` None) are
-    read from the cache of ``columns``, where the caller has just put them."""
+    the block of the first ``len(Q_old)`` points of ``W`` and only the rest is computed."""
     n_old = 0 if Q_old is None else len(Q_old)
     new = W[n_old:]
-    if cached is None or not cached.any():
-        block = columns.kernel(columns.X[new], columns.X[W])  # rows of K_WW, new points
-        counter[0] += block.size
-    else:
-        block = np.empty((new.size, W.size))
-        block[cached] = columns.rows(W[cached])[:, W]
-        block[~cached] = columns.kernel(columns.X[W[~cached]], columns.X[W])
-        counter[0] += int((~cached).sum()) * W.size
+    block = columns.kernel(columns.X[new], columns.X[W])  # rows of K_WW for the new points
+    counter[0] += block.size
     block *= dd[new][:, None]
     block *= dd[W][None, :]
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
@@ -1045,14 +1038,9 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         free = slack > _FIRST_FREE_SLACK
     else:
         work, free = np.arange(m), None
-        support = np.zeros(m, dtype=bool)
-    # The rows of the half's support vectors are in the cache if it holds them all
-    # (_gradient has just read or computed them): K_WW needs only the other rows.
-    cached = support[work] if support.sum() <= columns.capacity else None
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
-    solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter,
-                                      cached=cached))
+    solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter))
     steps, converged = 0, False
     while steps < itmax:
         with warnings.catch_warnings(record=True):
