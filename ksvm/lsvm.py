@@ -873,7 +873,8 @@ class _BlockSolver:
 
         Q_BB x_B + Q_BA x_A - E_R lam = e_B,   Q_AB x_B + Q_AA x_A = e_A,   x_R = 0,
 
-    and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left:
+    and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left,
+    whose blocks are ``Y'Y`` for ``Y = L^{-1} [Q_BA  E_R]`` (one triangular solve):
     ``O(|B|^2 (|A| + |R|))`` against ``|F|^3 / 3``.
 
     When more change, ``F`` is factored again, but only from the first point of
@@ -887,7 +888,8 @@ class _BlockSolver:
     """
 
     #: Update instead of refactoring while |A| + |R| is at most this fraction of |B|
-    #: and the update takes fewer flops (``2 |B|^2 (|A| + |R|)``) than the refactoring.
+    #: and the update takes fewer flops (``|B| k (|B| + 2k)``, ``k = |A| + |R|``) than the
+    #: refactoring.
     UPDATE_FRACTION = 0.125
 
     def __init__(self, Q):
@@ -936,8 +938,9 @@ class _BlockSolver:
         self.base = np.zeros(len(self.Q), dtype=bool)
         self.base[order] = True
         self.base_idx = order
-        self.z = cho_solve(self.factor, np.ones(order.size), check_finite=False)  # Q_BB^{-1} e
-        u = np.zeros(len(self.Q))
+        self.y = solve_triangular(factor, np.ones(order.size), lower=True, check_finite=False)
+        self.z = solve_triangular(factor, self.y, lower=True, trans="T", check_finite=False)
+        u = np.zeros(len(self.Q))  # z = Q_BB^{-1} e = L'^{-1} y, y = L^{-1} e
         u[order] = self.z
         return u[free]
 
@@ -956,7 +959,7 @@ class _BlockSolver:
         n_enter, n_leave = int(enter.sum()), int(leave.sum())
         n, k = self.base_idx.size, n_enter + n_leave
         refactor = self._refactor_flops(free, n_enter, n_leave)
-        if k > self.UPDATE_FRACTION * n or refactor < 2 * n * n * k:
+        if k > self.UPDATE_FRACTION * n or refactor < n * k * (n + 2 * k):
             return self._factor(free)
         if n_enter + n_leave == 0:
             u = np.zeros(len(self.Q))
@@ -968,17 +971,21 @@ class _BlockSolver:
         C = np.zeros((B.size, n_enter + n_leave))
         C[:, :n_enter] = Q_BA
         C[R, n_enter + np.arange(n_leave)] = 1.0
-        W = cho_solve(self.factor, C, check_finite=False)  # Q_BB^{-1} [Q_BA  E_R]
-        W_A, W_R = W[:, :n_enter], W[:, n_enter:]
-        V = W_A[R]  # (Q_BB^{-1} Q_BA)_R
+        # With Y = L^{-1} [Q_BA  E_R] (one triangular solve), the blocks of the system
+        # are the products Y'Y: C' Q_BB^{-1} C = Y'Y.
+        Y = solve_triangular(self.factor[0], C, lower=True, check_finite=False)
+        G = Y.T @ Y
+        V = G[n_enter:, :n_enter]  # (Q_BB^{-1} Q_BA)_R
         system = np.empty((n_enter + n_leave, n_enter + n_leave))
-        system[:n_enter, :n_enter] = self.Q[np.ix_(A, A)] - Q_BA.T @ W_A
+        system[:n_enter, :n_enter] = self.Q[np.ix_(A, A)] - G[:n_enter, :n_enter]
         system[:n_enter, n_enter:] = V.T
         system[n_enter:, :n_enter] = -V
-        system[n_enter:, n_enter:] = W_R[R]
-        rhs = np.concatenate([1.0 - Q_BA.T @ self.z, -self.z[R]])
+        system[n_enter:, n_enter:] = G[n_enter:, n_enter:]
+        rhs = np.concatenate([1.0 - Y[:, :n_enter].T @ self.y, -self.z[R]])
         x_A, lam = np.split(np.linalg.solve(system, rhs), [n_enter])
-        x_B = self.z - W_A @ x_A + W_R @ lam
+        e_B = np.ones(B.size) - Q_BA @ x_A
+        e_B[R] += lam
+        x_B = cho_solve(self.factor, e_B, check_finite=False)  # Q_BB^{-1}(e - Q_BA x_A + E_R lam)
         u = np.zeros(len(self.Q))
         u[B] = x_B
         u[A] = x_A
@@ -995,6 +1002,8 @@ def _dual_block(columns, dd, nu, W, Q_old=None, counter=None):
     block *= dd[new][:, None]
     block *= dd[W][None, :]
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
+    if not n_old:
+        return block
     Q = np.empty((W.size, W.size))
     if n_old:
         Q[:n_old, :n_old] = Q_old
