@@ -292,6 +292,11 @@ def _Ht(a, d, v):
     return np.concatenate([a.T @ dv, [-dv.sum()]])
 
 
+def _report(callback, passes, iteration, opt):
+    if callback is not None:
+        callback({"pass": passes, "iteration": iteration, "opt": opt})
+
+
 def _persist(*arrays):
     """Persist on the active client (the workers keep the blocks), or the default scheduler."""
     return dask.persist(*arrays)
@@ -316,7 +321,9 @@ def _code2_block_first(a, d, z, **kw):
     return _code2_block(a, d, z, None, **kw)
 
 
-def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_linear(
+    A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
+):
     """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
 
     The same iteration as :func:`ksvm.lsvm.lsvm_linear`, with the same
@@ -333,6 +340,10 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         have the row chunks of ``A``.
     nu, itmax, tol, alpha, return_history
         As in :func:`ksvm.lsvm.lsvm_linear`.
+    callback : callable or None
+        Called after every pass over ``A`` with a dict: ``pass`` (passes made),
+        ``iteration`` and ``opt`` (``||u^{i+1} - u^i||``, inf before the first
+        step).  A progress bar, for instance: a run on 1e8 points takes minutes.
 
     Returns
     -------
@@ -374,6 +385,7 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     dd = _labels_pm(d)
     HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
     factor = _smw_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    _report(callback, 1, 0, np.inf)
 
     z = da.ones(m, chunks=(A.chunks[0],))  # z^0 = Q u^0 = e
     u_prev = None
@@ -395,8 +407,10 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         it += 1
         z, u_prev = z_next, u
         if it == 0:
+            _report(callback, 2, 0, np.inf)
             continue  # u^0: no step yet
         opt, norm_u = float(np.sqrt(sums[-2])), float(np.sqrt(sums[-1]))
+        _report(callback, it + 2, it, opt)
         if return_history:
             history.append(opt)
         if opt <= tol:
@@ -455,7 +469,9 @@ def _free_gram_block(a, d, free):
     return (), _augmented_gram(a, d, keep=free)
 
 
-def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False, patience=3):
+def lsvm_linear_newton(
+    A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
+):
     """The active-set Newton LSVM on a Dask array chunked by rows.
 
     The method of :func:`ksvm.lsvm.lsvm_linear_newton` (block principal pivoting
@@ -475,6 +491,8 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         As in :func:`ksvm.lsvm.lsvm_linear_newton`.
     patience : int, default=3
         As in :func:`ksvm.lsvm.active_set`.
+    callback : callable or None
+        As in :func:`lsvm_linear`; ``opt`` is the step's ``||u^{i+1} - u^i||``.
 
     Returns
     -------
@@ -515,6 +533,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     index = da.arange(m, chunks=chunks, dtype=np.float64)
     HtH_F, Hte_F = gram_sums(A, dd)  # every index free at the start
     passes = 1
+    _report(callback, passes, 0, np.inf)
     free = da.ones(m, chunks=chunks, dtype=bool)
     u = None
     history = []
@@ -533,6 +552,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         passes += 1
         c, opt, umax = sums[: n + 1], float(np.sqrt(sums[n + 1])), float(top[0])
         it += 1
+        _report(callback, passes, it, opt)
         if return_history:
             history.append(opt)
         threshold = tol * max(1.0, umax)
@@ -543,6 +563,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         next_free, sums, last = _persist(next_free, sums, last)
         sums, last = dask.compute(sums, last)
         passes += 1
+        _report(callback, passes, it, opt)
         count, last = int(sums[0]), int(last[0])
         HtH_next, Hte_next = _unpack_gram(sums[1:], n, check=False)
         Htu_plus = sums[1 + (n + 1) ** 2 + n + 1 :]
@@ -558,6 +579,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
             (), sums = _per_block(_free_gram_block, [A, dd, next_free], (n + 1) ** 2 + n + 1, 0)
             HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
             passes += 1
+            _report(callback, passes, it, opt)
         free, HtH_F, Hte_F = next_free, HtH_next, Hte_next
     if converged:
         u = _persist(da.maximum(u, 0.0))[0]  # entries of at most the threshold's size below 0

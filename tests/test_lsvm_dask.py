@@ -30,6 +30,7 @@ from ksvm.datasets import (  # noqa: E402
 from ksvm.features import NystroemFeatures  # noqa: E402
 from ksvm.kernels import rbf_kernel  # noqa: E402
 from ksvm.lsvm import lsvm_linear, lsvm_linear_newton  # noqa: E402
+from ksvm import lsvm_dask  # noqa: E402
 from ksvm.lsvm_dask import check_row_chunked, gram_sums, nystroem_features  # noqa: E402
 
 #: Seconds any one test may take before it fails (the cluster is small and local).
@@ -90,6 +91,11 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
     assert isinstance(got.u, da.Array) and got.u.chunks == A.chunks[:1]
     assert got.n_iter == expected.n_iter and got.converged == expected.converged
     assert got.passes == got.n_iter + 2
+    seen = []
+    with pytest.warns(ConvergenceWarning):
+        lsvm_dask.lsvm_linear(A, d, 1.0, itmax=3, tol=1e-12, callback=seen.append)
+    assert [s["pass"] for s in seen] == [1, 2, 3, 4, 5]
+    assert [s["iteration"] for s in seen] == [0, 0, 1, 2, 3]
     assert_allclose(got.history, expected.history, rtol=1e-6, atol=1e-14)
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
     assert got.gamma == pytest.approx(expected.gamma, abs=1e-8)
@@ -128,6 +134,10 @@ def test_newton_equals_in_memory(data, rows, nu, client):
     got = lsvm_linear_newton(A, d, nu, return_history=True)
     assert got.n_iter == expected.n_iter and got.converged
     assert_allclose(got.history, expected.history, rtol=1e-7, atol=1e-10)
+    seen = []
+    again = lsvm_dask.lsvm_linear_newton(A, d, nu, callback=seen.append)
+    assert [s["pass"] for s in seen] == list(range(1, again.passes + 1))
+    assert seen[-1]["iteration"] == again.n_iter
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
     assert got.gamma == pytest.approx(expected.gamma, abs=1e-8)
     u = got.u.compute()
@@ -308,7 +318,9 @@ def test_checkerboard_chunks():
 
 def test_zarr_round_trip(tmp_path, client):
     X, y = make_chunked("linear_large", 2500, chunk_size=1000, seed=1, n_features=3)
-    path = write_zarr(tmp_path / "d.zarr", X, y, attributes={"seed": 1, "n_samples": 2500})
+    path = write_zarr(
+        tmp_path / "d.zarr", X, y, attributes={"seed": 1, "n_samples": 2500}, progress=True
+    )
     X2, y2, attrs = read_zarr(path, expect={"seed": 1, "n_samples": 2500})
     assert X2.chunks == X.chunks and y2.dtype == np.int8 and attrs["complete"]
     assert_array_equal(X2.compute(), X.compute())
