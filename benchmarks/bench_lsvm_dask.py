@@ -245,8 +245,9 @@ def compare(records):
     """Ratios measured in this run: per-pass time per point, and against numpy."""
     out = []
     for solver in {r["solver"] for r in records}:
-        dask_rows = sorted((r for r in records if r["solver"] == solver and r["where"] == "dask-zarr"),
-                           key=lambda r: r["m"])
+        dask_rows = sorted(
+            (r for r in records if r["solver"] == solver and r["where"] == "dask-zarr"),
+            key=lambda r: r["m"])
         mem = [r for r in records if r["solver"] == solver and r["where"] == "numpy"]
         if len(dask_rows) == 2:
             small, big = dask_rows

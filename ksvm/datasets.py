@@ -635,7 +635,9 @@ def write_zarr(path, X, y, *, attributes=None, label_dtype=np.int8, progress=Fal
     zX = group.create_array(
         "X", shape=X.shape, chunks=(rows[0], X.shape[1]), dtype=np.float64, compressors=None
     )
-    zy = group.create_array("y", shape=y.shape, chunks=(rows[0],), dtype=label_dtype, compressors=None)
+    zy = group.create_array(
+        "y", shape=y.shape, chunks=(rows[0],), dtype=label_dtype, compressors=None
+    )
     group.attrs.update({**(attributes or {}), "complete": False})
     _compute(da.store([X, y.astype(label_dtype)], [zX, zy], lock=False, compute=False), progress)
     group.attrs["complete"] = True

@@ -747,7 +747,9 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
     m = X.shape[0]
     n_components = check_integer(n_components, "n_components")
     if not 1 <= n_components <= m:
-        raise ValueError(f"n_components must be in [1, {m}] (the number of rows), got {n_components}.")
+        raise ValueError(
+            f"n_components must be in [1, {m}] (the number of rows), got {n_components}."
+        )
     rows = np.sort(np.random.default_rng(random_state).choice(m, n_components, replace=False))
     landmarks = X[rows].compute()
     transformer = NystroemFeatures(
