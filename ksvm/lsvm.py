@@ -56,6 +56,7 @@ large-scale strictly monotone linear complementarity problems, Computers &
 Operations Research 21(5), 587-596.
 """
 
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -136,6 +137,12 @@ class LSVMResult:
 
 
 _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
+
+
+def _on_dask(x):
+    """True for a Dask collection (Dask is imported only by a caller that made one)."""
+    dask_base = sys.modules.get("dask.base")
+    return dask_base is not None and dask_base.is_dask_collection(x)
 
 
 def _check_nu_alpha(nu, alpha, m):
@@ -366,6 +373,9 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     >>> round(float(r.w[0]), 4), round(r.gamma, 4)
     (0.9757, 1.9417)
     """
+    if _on_dask(A):  # a Dask array chunked by rows: Code 2 block by block (ksvm.lsvm_dask)
+        return _lsvm_dask().lsvm_linear(
+            A, d, nu, itmax, tol, alpha=alpha, return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape
@@ -765,6 +775,8 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
     (0.9757, 1.9417, 2)
     """
+    if _on_dask(A):  # a Dask array chunked by rows: the same method block by block
+        return _lsvm_dask().lsvm_linear_newton(A, d, nu, itmax, tol, return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape
@@ -1229,10 +1241,15 @@ class LagrangianSVC(BaseKernelClassifier):
     def fit(self, X, y):
         """Solve the LSVM dual for ``X`` and two-class labels ``y``.
 
+        ``X`` may be a Dask array chunked by rows (linear kernel only): see
+        :func:`ksvm.lsvm_dask.fit`.
+
         Returns
         -------
         self : LagrangianSVC
         """
+        if _on_dask(X):  # block by block on the cluster (ksvm.lsvm_dask)
+            return _lsvm_dask().fit(self, X, y)
         p = self._validate_parameters()
         newton = p["solver"] in ("auto", "newton")
         if newton and p["alpha"] is not None:
@@ -1300,6 +1317,18 @@ class LagrangianSVC(BaseKernelClassifier):
         Newton solver then needs no Gram matrix (nor its PSD check)."""
         return self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0)
 
+    def decision_function(self, X):
+        """As :meth:`BaseKernelClassifier.decision_function`; a Dask ``X`` gives a Dask array."""
+        if _on_dask(X):  # scores chunked like X (ksvm.lsvm_dask)
+            return _lsvm_dask().decision_function(self, X)
+        return super().decision_function(X)
+
+    def predict(self, X):
+        """As :meth:`BaseKernelClassifier.predict`; a Dask ``X`` gives a Dask array."""
+        if _on_dask(X):  # labels chunked like X (ksvm.lsvm_dask)
+            return _lsvm_dask().predict(self, X)
+        return super().predict(X)
+
     def _kernel_points(self, X):
         """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
         return augment(X)
@@ -1307,3 +1336,9 @@ class LagrangianSVC(BaseKernelClassifier):
     def _gamma_data(self, X, points):
         """``X`` for a distance kernel (the -1 cancels in ``||g - h||``), else ``[X -e]``."""
         return X if self.kernel in ("rbf", "exponential") else points
+
+
+def _lsvm_dask():
+    from . import lsvm_dask
+
+    return lsvm_dask
