@@ -69,6 +69,10 @@ class KernelColumns:
     3
     >>> K.rows([0, 1]).shape, K.n_rows_computed  # both cached: nothing computed
     ((2, 3), 3)
+    >>> K.cached([0, 1, 2]).tolist(), K.cached(1)
+    ([True, True, True], True)
+    >>> K.row(1)  # a read-only view of the cached row
+    array([0., 1., 3.])
     """
 
     def __init__(self, kernel, X, *, cache_size=200.0):
@@ -143,6 +147,31 @@ class KernelColumns:
         if idx.size and (idx.min() < -self.m or idx.max() >= self.m):
             raise ValueError(f"row indices must lie in [0, {self.m}), got {idx.min()}..{idx.max()}.")
         return idx % self.m if idx.size else idx
+
+    def cached(self, idx):
+        """Whether each row of ``idx`` is in the cache now (a bool array; a bool
+        for one integer index), so that a solver can ask for the missing rows
+        together, in one block."""
+        if isinstance(idx, (int, np.integer)):
+            return bool(self._slot[idx] >= 0)
+        return self._slot[self._index(idx)] >= 0
+
+    def row(self, i):
+        """``K[i, :]`` as a read-only view of the cache, computed first if missing.
+
+        No copy: the cheapest access for a solver that reads one or two rows
+        per iteration.  The view stays valid until the row leaves the cache,
+        which only a later call that computes rows can make it do.
+        """
+        slot = self._slot[i]
+        if slot < 0:
+            self.rows([i])
+            slot = self._slot[i]
+        self._clock += 1
+        self._used[slot] = self._clock
+        view = self._store[slot]
+        view.flags.writeable = False
+        return view
 
     def rows(self, idx):
         """``K[idx, :]`` (equal to ``K[:, idx].T``), a new array of shape ``(len(idx), m)``.
