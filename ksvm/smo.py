@@ -688,7 +688,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         on it.  ``'rows'``: never form it; :func:`smo_rows` asks a cache of
         kernel rows (:class:`ksvm.columns.KernelColumns`, ``cache_size``
         megabytes) for the two rows each iteration needs, computed in blocks.
-        Both take the same steps to the same optimum.  ``'auto'`` uses
+        Both run the same iteration (up to rounding, which can change a
+        few pairs) to the same optimum.  ``'auto'`` uses
         ``'rows'`` for a named kernel when the Gram matrix (``8 n^2`` bytes)
         would not fit in ``cache_size`` and no history is kept, ``'gram'``
         otherwise.
