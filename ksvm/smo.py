@@ -420,19 +420,34 @@ def _rbf_rows(gamma, X):
     return kernel
 
 
-def _prefetch(columns, i, F_up, F_low, count):
-    """Compute row ``i`` of the Gram matrix together with the uncached rows of
-    the ``count`` largest ``F_up`` and smallest ``F_low`` (the next likely
-    members of a pair), in one block."""
-    n = F_up.size
-    k = min(count, n - 1)
-    batch = np.concatenate(
-        (np.argpartition(F_up, n - 1 - k)[n - 1 - k :], np.argpartition(F_low, k)[: k + 1])
-    )
-    batch = batch[np.isfinite(F_up[batch]) | np.isfinite(F_low[batch])]
-    batch = batch[~columns.cached(batch)].tolist()
-    batch = list(dict.fromkeys([i] + batch))[: max(1, columns.capacity // 2)]
-    columns.rows(batch)
+class _Prefetch:
+    """Compute a missing row of the Gram matrix together with the uncached rows
+    of the next likely members of a pair, in one block.
+
+    The candidates are the ``count`` largest ``F`` in ``I_up`` and smallest in
+    ``I_low``; finding them costs two partial sorts of ``F`` (more than a
+    whole SMO iteration at 50 000 points), so they are found again only every
+    ``renew`` misses.
+    """
+
+    def __init__(self, rows, count, renew=16):
+        self.rows, self.count, self.renew = rows, count, renew
+        self.candidates, self.age = np.empty(0, dtype=np.intp), renew
+
+    def __call__(self, i, F_up, F_low):
+        rows, n, k = self.rows, F_up.size, min(self.count, F_up.size - 1)
+        if k <= 0:
+            rows.rows([i])
+            return
+        if self.age >= self.renew:
+            batch = np.concatenate(
+                (np.argpartition(F_up, n - 1 - k)[n - 1 - k :], np.argpartition(F_low, k)[: k + 1])
+            )
+            self.candidates = batch[np.isfinite(F_up[batch]) | np.isfinite(F_low[batch])]
+            self.age = 0
+        self.age += 1
+        batch = self.candidates[~rows.cached(self.candidates)].tolist()
+        rows.rows(list(dict.fromkeys([i] + batch))[: max(1, min(2 * k + 1, rows.capacity // 2))])
 
 
 def _kernel_times(kernel, X, rows, cols, v):
@@ -449,7 +464,7 @@ def _kernel_times(kernel, X, rows, cols, v):
 
 def smo_rows(
     columns, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True,
-    prefetch=4,
+    prefetch=16,
 ):
     """:func:`smo` with the rows of the Gram matrix computed on demand.
 
@@ -478,7 +493,7 @@ def smo_rows(
         Labels; any two classes (the second in sort order is +1).
     C, tol, max_iter, selection, shrinking
         As for :func:`smo`.
-    prefetch : int >= 0, default=4
+    prefetch : int >= 0, default=16
         How many candidates from each end are computed with a missing row.
 
     Returns
@@ -552,6 +567,7 @@ def smo_rows(
         up_pen, low_pen = penalties(alpha, pos)
         m = active.size
         F_up, F_low, score, curv = (np.empty(m) for _ in range(4))
+        fetch = _Prefetch(rows, prefetch)
         countdown = shrink_every
         while True:
             np.add(F, up_pen, out=F_up)
@@ -570,7 +586,7 @@ def smo_rows(
                 if drop.sum() > m // 2:
                     break
             if not rows.cached(i):
-                _prefetch(rows, i, F_up, F_low, prefetch)
+                fetch(i, F_up, F_low)
             Ki = rows.row(i).copy()  # a copy: computing row j may evict row i
             if second_order:
                 # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i
@@ -587,7 +603,7 @@ def smo_rows(
                 score /= curv
                 j = int(np.argmax(score))
             if not rows.cached(j):
-                _prefetch(rows, j, F_up, F_low, prefetch)
+                fetch(j, F_up, F_low)
             Kj = rows.row(j)
             a = float(diag[i] + diag[j] - 2.0 * Ki[j])
             if a <= 0:
