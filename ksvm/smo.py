@@ -478,8 +478,9 @@ def smo_rows(
 
     Shrinking works as libsvm's: once more than half of the variables are
     out of the race (see :func:`smo`), the iteration goes on with the rest,
-    and its kernel rows are computed over the active points only (a cache of
-    the same budget for the active set).  The ``F`` of the variables set
+    and its kernel rows are computed over the active points only, kept in a
+    cache of the same budget for the active set (the first one stays, so the
+    rows may take twice the budget).  The ``F`` of the variables set
     aside is brought up to date only when they are taken back, with one
     product ``K[set aside, changed] (delta alpha * y)_changed`` over the
     multipliers that changed since.
@@ -711,7 +712,9 @@ class SoftMarginSVC(BaseKernelClassifier):
         otherwise.
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by ``solver='rows'`` (scikit-learn's
-        ``SVC(cache_size=...)``, libsvm's ``-m``).
+        ``SVC(cache_size=...)``, libsvm's ``-m``); once shrinking has set
+        multipliers aside, the active points get a cache of this size of
+        their own, so the rows can take up to twice as much.
 
     Attributes
     ----------
