@@ -73,6 +73,8 @@ class KernelColumns:
     ([True, True, True], True)
     >>> K.row(1)  # a read-only view of the cached row
     array([0., 1., 3.])
+    >>> K.fetch([0, 1, 2]); K.n_rows_computed  # all cached already
+    3
     """
 
     def __init__(self, kernel, X, *, cache_size=200.0):
@@ -108,8 +110,11 @@ class KernelColumns:
 
     def _compute(self, points):
         """``K[points, :]``, in blocks of at most :data:`_BLOCK_BYTES`."""
-        out = np.empty((len(points), self.m))
         step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+        if len(points) <= step:  # one block: the kernel's own array, no copy
+            self.n_rows_computed += len(points)
+            return self.kernel(self.X[points], self.X)
+        out = np.empty((len(points), self.m))
         for start in range(0, len(points), step):
             chunk = points[start : start + step]
             out[start : start + len(chunk)] = self.kernel(self.X[chunk], self.X)
@@ -155,6 +160,18 @@ class KernelColumns:
         if isinstance(idx, (int, np.integer)):
             return bool(self._slot[idx] >= 0)
         return self._slot[self._index(idx)] >= 0
+
+    def fetch(self, idx):
+        """Bring the rows of ``idx`` into the cache, the missing ones computed in
+        one block, without returning them (no copy): a solver's prefetch."""
+        idx = self._index(idx)
+        self._clock += 1
+        slots = self._slot[idx]
+        hit = slots >= 0
+        self._used[slots[hit]] = self._clock
+        if not hit.all():
+            missing = np.unique(idx[~hit])
+            self._store_rows(missing, self._compute(missing), keep=slots[hit])
 
     def row(self, i):
         """``K[i, :]`` as a read-only view of the cache, computed first if missing.

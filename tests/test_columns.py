@@ -108,3 +108,14 @@ def test_cached_and_row_view():
     for i in (1, 2, 3):  # row 7 is the least recently used: evicted by the third
         cols.row(i)
     assert not cols.cached(7) and cols.cached([1, 2, 3]).all()
+
+
+def test_fetch_caches_without_returning():
+    X = data()
+    k = make_kernel("rbf", gamma=0.5)
+    cols = KernelColumns(k, X)
+    cols.fetch([3, 4, 3])
+    assert cols.n_rows_computed == 2 and cols.cached([3, 4]).all()
+    np.testing.assert_allclose(cols.row(4), k(X, X)[4], rtol=1e-13)
+    cols.fetch([4])
+    assert cols.n_rows_computed == 2
