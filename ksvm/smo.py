@@ -36,7 +36,7 @@ iteration runs on a copy of the rest of the Gram matrix (see ``shrinking``).
 :func:`smo_rows` takes the same steps without the Gram matrix: the two rows
 an iteration needs come from a cache of kernel rows with a memory budget
 (:class:`ksvm.columns.KernelColumns`), computed a few at a time through BLAS,
-and over the active variables only once it has shrunk; it is what
+and once it has shrunk it works on their active entries only; it is what
 :class:`SoftMarginSVC` uses when the Gram matrix would not fit in its
 ``cache_size``.
 
@@ -72,6 +72,9 @@ __all__ = ["SMOResult", "smo", "smo_rows", "dual_objective", "kkt_bias", "SoftMa
 
 #: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
 _TAU = 1e-12
+
+#: :func:`smo_rows` shrinks once this fraction of the active variables is out of the race.
+_SHRINK_ROWS = 0.1
 
 
 @dataclass
@@ -430,24 +433,27 @@ class _Prefetch:
     ``renew`` misses.
     """
 
-    def __init__(self, rows, count, renew=16):
-        self.rows, self.count, self.renew = rows, count, renew
+    def __init__(self, rows, count, active, renew=16):
+        self.rows, self.count, self.active, self.renew = rows, count, active, renew
         self.candidates, self.age = np.empty(0, dtype=np.intp), renew
 
     def __call__(self, i, F_up, F_low):
+        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set."""
         rows, n, k = self.rows, F_up.size, min(self.count, F_up.size - 1)
+        i = int(self.active[i])
         if k <= 0:
-            rows.rows([i])
+            rows.fetch([i])
             return
         if self.age >= self.renew:
             batch = np.concatenate(
                 (np.argpartition(F_up, n - 1 - k)[n - 1 - k :], np.argpartition(F_low, k)[: k + 1])
             )
-            self.candidates = batch[np.isfinite(F_up[batch]) | np.isfinite(F_low[batch])]
+            batch = batch[np.isfinite(F_up[batch]) | np.isfinite(F_low[batch])]
+            self.candidates = self.active[batch]
             self.age = 0
         self.age += 1
         batch = self.candidates[~rows.cached(self.candidates)].tolist()
-        rows.rows(list(dict.fromkeys([i] + batch))[: max(1, min(2 * k + 1, rows.capacity // 2))])
+        rows.fetch(list(dict.fromkeys([i] + batch))[: max(1, min(2 * k + 1, rows.capacity // 2))])
 
 
 def _kernel_times(kernel, X, rows, cols, v):
@@ -476,20 +482,19 @@ def smo_rows(
     of the next likely candidates (the ``prefetch`` largest ``F`` in ``I_up``
     and smallest in ``I_low``), in one block through BLAS.
 
-    Shrinking works as libsvm's: once more than half of the variables are
-    out of the race (see :func:`smo`), the iteration goes on with the rest,
-    and its kernel rows are computed over the active points only, kept in a
-    cache of the same budget for the active set (the first one stays, so the
-    rows may take twice the budget).  The ``F`` of the variables set
-    aside is brought up to date only when they are taken back, with one
-    product ``K[set aside, changed] (delta alpha * y)_changed`` over the
-    multipliers that changed since.
+    Shrinking works as libsvm's: once a tenth of the active variables are out
+    of the race (see :func:`smo`), the iteration goes on with the rest, on
+    their entries of the cached rows (one cache for the whole run).  The
+    ``F`` of the variables set aside is brought up to date only when they
+    are taken back, with one product
+    ``K[set aside, changed] (delta alpha * y)_changed`` over the multipliers
+    that changed since.
 
     Parameters
     ----------
     columns : ksvm.columns.KernelColumns
-        The rows of the Gram matrix; ``columns.kernel`` and ``columns.X`` are
-        used for the shrunk problems.
+        The rows of the Gram matrix; ``columns.kernel`` and ``columns.X`` also
+        give the products that bring the variables set aside up to date.
     y : array-like of shape (n,)
         Labels; any two classes (the second in sort order is +1).
     C, tol, max_iter, selection, shrinking
@@ -555,11 +560,7 @@ def smo_rows(
     active = np.arange(n)
     while True:
         shrunk = active.size < n
-        rows = (
-            KernelColumns(columns.kernel, columns.X[active], cache_size=columns.cache_size)
-            if shrunk
-            else columns
-        )
+        rows = columns
         diag = diag_all[active]
         same_diag = bool(diag.min() == diag.max())
         pos = pos_all[active]
@@ -568,7 +569,7 @@ def smo_rows(
         up_pen, low_pen = penalties(alpha, pos)
         m = active.size
         F_up, F_low, score, curv = (np.empty(m) for _ in range(4))
-        fetch = _Prefetch(rows, prefetch)
+        fetch = _Prefetch(rows, prefetch, active)
         countdown = shrink_every
         while True:
             np.add(F, up_pen, out=F_up)
@@ -584,11 +585,12 @@ def smo_rows(
                 only_up = np.isfinite(up_pen) & ~np.isfinite(low_pen)
                 only_low = np.isfinite(low_pen) & ~np.isfinite(up_pen)
                 drop = (only_up & (F < F_low[j])) | (only_low & (F > F_up[i]))
-                if drop.sum() > m // 2:
+                if drop.sum() > m * _SHRINK_ROWS:
                     break
-            if not rows.cached(i):
+            if not rows.cached(int(active[i])):
                 fetch(i, F_up, F_low)
-            Ki = rows.row(i).copy()  # a copy: computing row j may evict row i
+            # a copy (computing row j may evict row i), over the active points
+            Ki = rows.row(active[i])[active] if shrunk else rows.row(i).copy()
             if second_order:
                 # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i
                 np.multiply(Ki, -2.0, out=curv)
@@ -603,9 +605,9 @@ def smo_rows(
                 np.square(score, out=score)
                 score /= curv
                 j = int(np.argmax(score))
-            if not rows.cached(j):
+            if not rows.cached(int(active[j])):
                 fetch(j, F_up, F_low)
-            Kj = rows.row(j)
+            Kj = rows.row(active[j])[active] if shrunk else rows.row(j)
             a = float(diag[i] + diag[j] - 2.0 * Ki[j])
             if a <= 0:
                 a = _TAU
@@ -712,9 +714,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         otherwise.
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by ``solver='rows'`` (scikit-learn's
-        ``SVC(cache_size=...)``, libsvm's ``-m``); once shrinking has set
-        multipliers aside, the active points get a cache of this size of
-        their own, so the rows can take up to twice as much.
+        ``SVC(cache_size=...)``, libsvm's ``-m``).
 
     Attributes
     ----------
