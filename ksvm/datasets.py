@@ -554,7 +554,29 @@ def make_chunked(kind, n_samples, *, chunk_size=1_000_000, seed=0, **options):
     return da.concatenate(Xs), da.concatenate(ys)
 
 
-def write_zarr(path, X, y, *, attributes=None, label_dtype=np.int8):
+def _compute(collection, progress):
+    """Compute on the active Dask client or scheduler, with a progress bar if asked."""
+    import dask
+
+    if not progress:
+        return dask.compute(collection)[0]
+    try:
+        import distributed
+
+        client = distributed.get_client()
+    except (ImportError, ValueError):
+        client = None
+    if client is None:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar():
+            return dask.compute(collection)[0]
+    futures = client.compute(collection)
+    distributed.progress(futures)
+    return client.gather(futures)
+
+
+def write_zarr(path, X, y, *, attributes=None, label_dtype=np.int8, progress=False):
     """Write ``X`` and ``y`` (Dask arrays chunked by rows) to a Zarr group at ``path``.
 
     The arrays ``X`` and ``y`` of the group keep the row chunks of ``X``
@@ -575,6 +597,9 @@ def write_zarr(path, X, y, *, attributes=None, label_dtype=np.int8):
         ``label_dtype``).
     attributes : dict or None
     label_dtype : numpy dtype, default=int8
+    progress : bool, default=False
+        Show a progress bar while the chunks are written (Dask's, of the active
+        ``distributed`` client or of the default scheduler).
 
     Returns
     -------
@@ -610,9 +635,11 @@ def write_zarr(path, X, y, *, attributes=None, label_dtype=np.int8):
     zX = group.create_array(
         "X", shape=X.shape, chunks=(rows[0], X.shape[1]), dtype=np.float64, compressors=None
     )
-    zy = group.create_array("y", shape=y.shape, chunks=(rows[0],), dtype=label_dtype, compressors=None)
+    zy = group.create_array(
+        "y", shape=y.shape, chunks=(rows[0],), dtype=label_dtype, compressors=None
+    )
     group.attrs.update({**(attributes or {}), "complete": False})
-    da.store([X, y.astype(label_dtype)], [zX, zy], lock=False)
+    _compute(da.store([X, y.astype(label_dtype)], [zX, zy], lock=False, compute=False), progress)
     group.attrs["complete"] = True
     return str(path)
 

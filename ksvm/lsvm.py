@@ -366,7 +366,8 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     (0.9757, 1.9417)
     """
     if _on_dask(A):  # a Dask array chunked by rows: Code 2 block by block (ksvm.lsvm_dask)
-        return _lsvm_dask().lsvm_linear(A, d, nu, itmax, tol, alpha=alpha, return_history=return_history)
+        return _lsvm_dask().lsvm_linear(
+            A, d, nu, itmax, tol, alpha=alpha, return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape

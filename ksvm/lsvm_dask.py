@@ -171,14 +171,15 @@ def _labels_pm(d, classes=None):
 # --- the map and the reduce ----------------------------------------------------------
 
 
-def _per_block(func, arrays, n_sums, n_rows_out, row_dtypes=None, **constants):
+def _per_block(func, arrays, n_sums, n_rows_out, row_dtypes=None, n_max=0, **constants):
     """Run ``func`` once on each row block of ``arrays``.
 
-    ``func(*blocks, **constants)`` returns ``(rows, sums)``: a tuple of
-    ``n_rows_out`` arrays of the block's length and a vector of ``n_sums``
-    partial sums.  Returns the row outputs as Dask arrays chunked like the
-    inputs and the sums tree-reduced over the blocks (a lazy ``(n_sums,)``
-    array).  Compute or persist them together, so that each block is read once.
+    ``func(*blocks, **constants)`` returns ``(rows, sums)`` or, with ``n_max``,
+    ``(rows, sums, maxima)``: a tuple of ``n_rows_out`` arrays of the block's
+    length, a vector of ``n_sums`` partial sums and one of ``n_max`` partial
+    maxima.  Returns the row outputs as Dask arrays chunked like the inputs and
+    the sums (and maxima) tree-reduced over the blocks, lazy.  Compute or persist
+    them together, so that each block is read once.
     """
     args = []
     for a in arrays:
@@ -192,11 +193,18 @@ def _per_block(func, arrays, n_sums, n_rows_out, row_dtypes=None, **constants):
         packed.map_blocks(lambda t, k=k: t[0][k], dtype=dt, meta=np.empty((0,), dtype=dt))
         for k, dt in zip(range(n_rows_out), row_dtypes)
     )
-    sums = da.blockwise(
-        lambda t: t[1][None, :], "ik", packed, "i", new_axes={"k": n_sums},
-        adjust_chunks={"i": 1}, dtype=np.float64, meta=np.empty((0, 0)),
-    ).sum(axis=0)
-    return rows, sums
+
+    def partial(k, size):
+        return da.blockwise(
+            lambda t: np.asarray(t[k], dtype=np.float64)[None, :], "ik", packed, "i",
+            new_axes={"k": size}, adjust_chunks={"i": 1}, dtype=np.float64,
+            meta=np.empty((0, 0)),
+        )
+
+    sums = partial(1, n_sums).sum(axis=0)
+    if not n_max:
+        return rows, sums
+    return rows, sums, partial(2, n_max).max(axis=0)
 
 
 def _augmented_gram(a, d, keep=None):
@@ -284,6 +292,11 @@ def _Ht(a, d, v):
     return np.concatenate([a.T @ dv, [-dv.sum()]])
 
 
+def _report(callback, passes, iteration, opt):
+    if callback is not None:
+        callback({"pass": passes, "iteration": iteration, "opt": opt})
+
+
 def _persist(*arrays):
     """Persist on the active client (the workers keep the blocks), or the default scheduler."""
     return dask.persist(*arrays)
@@ -308,7 +321,9 @@ def _code2_block_first(a, d, z, **kw):
     return _code2_block(a, d, z, None, **kw)
 
 
-def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_linear(
+    A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
+):
     """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
 
     The same iteration as :func:`ksvm.lsvm.lsvm_linear`, with the same
@@ -325,6 +340,10 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         have the row chunks of ``A``.
     nu, itmax, tol, alpha, return_history
         As in :func:`ksvm.lsvm.lsvm_linear`.
+    callback : callable or None
+        Called after every pass over ``A`` with a dict: ``pass`` (passes made),
+        ``iteration`` and ``opt`` (``||u^{i+1} - u^i||``, inf before the first
+        step).  A progress bar, for instance: a run on 1e8 points takes minutes.
 
     Returns
     -------
@@ -366,6 +385,7 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     dd = _labels_pm(d)
     HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
     factor = _smw_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    _report(callback, 1, 0, np.inf)
 
     z = da.ones(m, chunks=(A.chunks[0],))  # z^0 = Q u^0 = e
     u_prev = None
@@ -387,8 +407,10 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         it += 1
         z, u_prev = z_next, u
         if it == 0:
+            _report(callback, 2, 0, np.inf)
             continue  # u^0: no step yet
         opt, norm_u = float(np.sqrt(sums[-2])), float(np.sqrt(sums[-1]))
+        _report(callback, it + 2, it, opt)
         if return_history:
             history.append(opt)
         if opt <= tol:
@@ -421,33 +443,35 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
 
 
 def _newton_u_block(a, d, free, u_prev, *, p, nu):
-    """``u`` on the free set from ``p = M_F^{-1} H_F'e``, 0 elsewhere; sums ``H'u``,
-    ``||u - u_prev||^2`` and ``max u``."""
+    """``u`` on the free set from ``p = M_F^{-1} H_F'e``, 0 elsewhere; sums ``H'u`` and
+    ``||u - u_prev||^2``; the maximum of ``u``."""
     u = np.zeros(a.shape[0]) if p is None else np.where(free, nu * (1.0 - _apply_H(a, d, p)), 0.0)
     diff = float(np.sum((u - u_prev) ** 2)) if u_prev is not None else float(u @ u)
-    top = float(u.max()) if u.size else -np.inf
-    return (u,), np.concatenate([_Ht(a, d, u), [diff, top]])
+    return (u,), np.concatenate([_Ht(a, d, u), [diff]]), [u.max() if u.size else -np.inf]
 
 
 def _newton_sign_block(a, d, free, u, index, *, c, nu, threshold):
-    """Signs on one block: ``g = Qu - e`` from ``c = H'u``, the wrong ones, the next
-    free set's shares of ``H_F'H_F`` and ``H_F'e``, and ``H' max(u, 0)``."""
+    """Signs on one block: ``g = Qu - e`` from ``c = H'u``, the wrong ones (their count,
+    and the largest index as a maximum), the next free set's shares of ``H_F'H_F``
+    and ``H_F'e``, and ``H' max(u, 0)``."""
     g = u / nu + _apply_H(a, d, c) - 1.0
     infeasible = np.where(free, u < -threshold, g < -threshold)
     count = np.count_nonzero(infeasible)
     last = float(index[infeasible].max()) if count else -1.0
     next_free = free ^ infeasible
     sums = np.concatenate(
-        [[count, last], _augmented_gram(a, d, keep=next_free), _Ht(a, d, np.maximum(u, 0.0))]
+        [[count], _augmented_gram(a, d, keep=next_free), _Ht(a, d, np.maximum(u, 0.0))]
     )
-    return (next_free,), sums
+    return (next_free,), sums, [last]
 
 
 def _free_gram_block(a, d, free):
     return (), _augmented_gram(a, d, keep=free)
 
 
-def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False, patience=3):
+def lsvm_linear_newton(
+    A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
+):
     """The active-set Newton LSVM on a Dask array chunked by rows.
 
     The method of :func:`ksvm.lsvm.lsvm_linear_newton` (block principal pivoting
@@ -467,6 +491,8 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         As in :func:`ksvm.lsvm.lsvm_linear_newton`.
     patience : int, default=3
         As in :func:`ksvm.lsvm.active_set`.
+    callback : callable or None
+        As in :func:`lsvm_linear`; ``opt`` is the step's ``||u^{i+1} - u^i||``.
 
     Returns
     -------
@@ -507,37 +533,40 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     index = da.arange(m, chunks=chunks, dtype=np.float64)
     HtH_F, Hte_F = gram_sums(A, dd)  # every index free at the start
     passes = 1
+    _report(callback, passes, 0, np.inf)
     free = da.ones(m, chunks=chunks, dtype=bool)
     u = None
     history = []
     best, chances = m + 1, patience
     it, opt, converged = 0, np.inf, False
-    n_sums = 2 + (n + 1) ** 2 + 2 * (n + 1)
+    n_sums = 1 + (n + 1) ** 2 + 2 * (n + 1)
     while it < itmax:
         p = None
         if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
             p = cho_solve(_smw_factor(HtH_F, nu), Hte_F, check_finite=False)
         arrays = [A, dd, free] + ([u] if u is not None else [])
         block = _newton_u_block if u is not None else _newton_first_block
-        (u,), sums = _per_block(block, arrays, n + 3, 1, p=p, nu=nu)
-        u, sums = _persist(u, sums)
-        sums = sums.compute()
+        (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)
+        u, sums, top = _persist(u, sums, top)
+        sums, top = dask.compute(sums, top)
         passes += 1
-        c, opt, umax = sums[: n + 1], float(np.sqrt(sums[n + 1])), float(sums[n + 2])
+        c, opt, umax = sums[: n + 1], float(np.sqrt(sums[n + 1])), float(top[0])
         it += 1
+        _report(callback, passes, it, opt)
         if return_history:
             history.append(opt)
         threshold = tol * max(1.0, umax)
-        (next_free,), sums = _per_block(
+        (next_free,), sums, last = _per_block(
             _newton_sign_block, [A, dd, free, u, index], n_sums, 1, row_dtypes=(bool,),
-            c=c, nu=nu, threshold=threshold,
+            n_max=1, c=c, nu=nu, threshold=threshold,
         )
-        next_free, sums = _persist(next_free, sums)
-        sums = sums.compute()
+        next_free, sums, last = _persist(next_free, sums, last)
+        sums, last = dask.compute(sums, last)
         passes += 1
-        count, last = int(sums[0]), int(sums[1])
-        HtH_next, Hte_next = _unpack_gram(sums[2:], n, check=False)
-        Htu_plus = sums[2 + (n + 1) ** 2 + n + 1 :]
+        _report(callback, passes, it, opt)
+        count, last = int(sums[0]), int(last[0])
+        HtH_next, Hte_next = _unpack_gram(sums[1:], n, check=False)
+        Htu_plus = sums[1 + (n + 1) ** 2 + n + 1 :]
         if count == 0:
             converged = True
             break
@@ -550,6 +579,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
             (), sums = _per_block(_free_gram_block, [A, dd, next_free], (n + 1) ** 2 + n + 1, 0)
             HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
             passes += 1
+            _report(callback, passes, it, opt)
         free, HtH_F, Hte_F = next_free, HtH_next, Hte_next
     if converged:
         u = _persist(da.maximum(u, 0.0))[0]  # entries of at most the threshold's size below 0
@@ -635,7 +665,7 @@ def _linear_scores(X, w, b):
 def _check_fitted_linear(estimator, X):
     from sklearn.utils.validation import check_is_fitted
 
-    check_is_fitted(estimator, "coef_")
+    check_is_fitted(estimator, "classes_")
     if estimator.kernel != "linear":
         raise ValueError(
             f"A Dask array can be classified with kernel='linear' only (got {estimator.kernel!r})."
@@ -717,7 +747,9 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
     m = X.shape[0]
     n_components = check_integer(n_components, "n_components")
     if not 1 <= n_components <= m:
-        raise ValueError(f"n_components must be in [1, {m}] (the number of rows), got {n_components}.")
+        raise ValueError(
+            f"n_components must be in [1, {m}] (the number of rows), got {n_components}."
+        )
     rows = np.sort(np.random.default_rng(random_state).choice(m, n_components, replace=False))
     landmarks = X[rows].compute()
     transformer = NystroemFeatures(
