@@ -458,6 +458,44 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     return _iterate(step, u0, itmax, tol, return_history)
 
 
+class _Pivoting:
+    """Judice & Pires' safeguard for the block pivots of the active-set solvers.
+
+    :meth:`block_step` says whether every wrong index may change side (a block
+    step) or only one (Murty's single pivot): block steps while the count of
+    wrong signs sets a new record, or within ``patience`` steps of the last one.
+    """
+
+    def __init__(self, m, patience):
+        self.best, self.patience, self.chances = m + 1, patience, patience
+
+    def block_step(self, count):
+        if count < self.best:  # a new record
+            self.best, self.chances = count, self.patience
+            return True
+        if self.chances > 0:  # no record, but still some patience
+            self.chances -= 1
+            return True
+        return False
+
+
+def _murty(infeasible):
+    """Murty's single pivot: keep only the largest wrong index (in place)."""
+    last = np.flatnonzero(infeasible)[-1]
+    infeasible[:] = False
+    infeasible[last] = True
+
+
+def _warn_active_set(it, count, tol, where=""):
+    warnings.warn(
+        f"The LSVM active-set (Newton) solver{where} stopped after {it} iterations with "
+        f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
+        "of LagrangianSVC) or tol, or use solver='fixed-point'.",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+
+
 def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=None, patience=3):
     """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
 
@@ -516,7 +554,7 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     free = np.ones(m, dtype=bool) if free is None else free.copy()
     u = np.zeros(m)
     history = []
-    best, chances = m + 1, patience
+    pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
     while it < itmax:
         u_new = np.zeros(m)
@@ -534,25 +572,13 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
         if count == 0:
             converged = True
             break
-        if count < best:  # a new record: block step
-            best, chances = count, patience
-        elif chances > 0:  # no record, but still some patience: block step
-            chances -= 1
-        else:  # Murty's single pivot on the largest infeasible index
-            last = np.flatnonzero(infeasible)[-1]
-            infeasible[:] = False
-            infeasible[last] = True
+        if not pivoting.block_step(count):
+            _murty(infeasible)
         free ^= infeasible
     if converged:
         u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
     else:
-        warnings.warn(
-            f"The LSVM active-set (Newton) solver stopped after {it} iterations with "
-            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
-            "of LagrangianSVC) or tol, or use solver='fixed-point'.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        _warn_active_set(it, count, tol)
     return LSVMResult(
         n_iter=it, opt=opt, u=u, converged=converged,
         history=np.array(history) if return_history else None,
@@ -652,7 +678,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         return tol * max(1.0, top), step
 
     history = []
-    best, chances = m + 1, patience
+    pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
     while it < itmax:
         v = solve(G, b)
@@ -672,14 +698,8 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         if count == 0:
             converged = True
             break
-        if count < best:  # a new record: block step
-            best, chances = count, patience
-        elif chances > 0:  # no record, but still some patience: block step
-            chances -= 1
-        else:  # Murty's single pivot on the largest infeasible index
-            last = np.flatnonzero(infeasible)[-1]
-            infeasible[:] = False
-            infeasible[last] = True
+        if not pivoting.block_step(count):
+            _murty(infeasible)
         leaving = np.flatnonzero(infeasible & free)
         free ^= infeasible
         entering = np.flatnonzero(infeasible & free)
@@ -698,13 +718,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     if converged:
         u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
     else:
-        warnings.warn(
-            f"The LSVM active-set (Newton) solver stopped after {it} iterations with "
-            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
-            "of LagrangianSVC) or tol, or use solver='fixed-point'.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        _warn_active_set(it, count, tol)
     # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A
     result = LSVMResult(
         n_iter=it, opt=opt, u=u, w=v[:n].copy(), gamma=float(v[n]), converged=converged,

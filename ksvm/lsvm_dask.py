@@ -52,7 +52,7 @@ from dask.base import is_dask_collection
 from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from .lsvm import LSVMResult, _check_itmax_tol, _check_nu_alpha
+from .lsvm import LSVMResult, _check_itmax_tol, _check_nu_alpha, _Pivoting, _warn_active_set
 from .mercer import cholesky
 
 __all__ = [
@@ -537,7 +537,7 @@ def lsvm_linear_newton(
     free = da.ones(m, chunks=chunks, dtype=bool)
     u = None
     history = []
-    best, chances = m + 1, patience
+    pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
     n_sums = 1 + (n + 1) ** 2 + 2 * (n + 1)
     while it < itmax:
@@ -570,11 +570,7 @@ def lsvm_linear_newton(
         if count == 0:
             converged = True
             break
-        if count < best:  # a new record: block step
-            best, chances = count, patience
-        elif chances > 0:  # no record, but still some patience: block step
-            chances -= 1
-        else:  # Murty's single pivot on the largest infeasible index
+        if not pivoting.block_step(count):  # Murty's single pivot on the largest wrong index
             next_free = _persist(free ^ (index == last))[0]
             (), sums = _per_block(_free_gram_block, [A, dd, next_free], (n + 1) ** 2 + n + 1, 0)
             HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
@@ -585,13 +581,7 @@ def lsvm_linear_newton(
         u = _persist(da.maximum(u, 0.0))[0]  # entries of at most the threshold's size below 0
         c = Htu_plus
     else:
-        warnings.warn(
-            f"The LSVM active-set (Newton) solver on Dask stopped after {it} iterations with "
-            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
-            "of LagrangianSVC) or tol, or use solver='fixed-point'.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        _warn_active_set(it, count, tol, " on Dask")
     result = LSVMResult(
         n_iter=it, opt=opt, u=u, w=c[:n].copy(), gamma=float(c[n]), converged=converged,
         history=np.array(history) if return_history else None,
