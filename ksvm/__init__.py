@@ -32,6 +32,10 @@ primal
 lsvm
     The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels),
     and an exact active-set Newton solver for the same dual.
+lsvm_dask
+    The linear LSVM on a Dask array chunked by rows (imported on its own, like plotting,
+    so that ksvm needs no Dask): lsvm.lsvm_linear, lsvm.lsvm_linear_newton and
+    LagrangianSVC hand a Dask array to it.
 features
     Explicit approximate features of the Gaussian kernel (random Fourier, Nystroem,
     RSVM's reduced kernel), on which Code 2 runs as a nonlinear classifier.

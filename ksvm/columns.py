@@ -69,6 +69,12 @@ class KernelColumns:
     3
     >>> K.rows([0, 1]).shape, K.n_rows_computed  # both cached: nothing computed
     ((2, 3), 3)
+    >>> K.cached([0, 1, 2]).tolist(), K.cached(1)
+    ([True, True, True], True)
+    >>> K.row(1)  # a read-only view of the cached row
+    array([0., 1., 3.])
+    >>> K.fetch([0, 1, 2]); K.n_rows_computed  # all cached already
+    3
     """
 
     def __init__(self, kernel, X, *, cache_size=200.0):
@@ -104,8 +110,11 @@ class KernelColumns:
 
     def _compute(self, points):
         """``K[points, :]``, in blocks of at most :data:`_BLOCK_BYTES`."""
-        out = np.empty((len(points), self.m))
         step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+        if len(points) <= step:  # one block: the kernel's own array, no copy
+            self.n_rows_computed += len(points)
+            return self.kernel(self.X[points], self.X)
+        out = np.empty((len(points), self.m))
         for start in range(0, len(points), step):
             chunk = points[start : start + step]
             out[start : start + len(chunk)] = self.kernel(self.X[chunk], self.X)
@@ -143,6 +152,43 @@ class KernelColumns:
         if idx.size and (idx.min() < -self.m or idx.max() >= self.m):
             raise ValueError(f"row indices must lie in [0, {self.m}), got {idx.min()}..{idx.max()}.")
         return idx % self.m if idx.size else idx
+
+    def cached(self, idx):
+        """Whether each row of ``idx`` is in the cache now (a bool array; a bool
+        for one integer index), so that a solver can ask for the missing rows
+        together, in one block."""
+        if isinstance(idx, (int, np.integer)):
+            return bool(self._slot[idx] >= 0)
+        return self._slot[self._index(idx)] >= 0
+
+    def fetch(self, idx):
+        """Bring the rows of ``idx`` into the cache, the missing ones computed in
+        one block, without returning them (no copy): a solver's prefetch."""
+        idx = self._index(idx)
+        self._clock += 1
+        slots = self._slot[idx]
+        hit = slots >= 0
+        self._used[slots[hit]] = self._clock
+        if not hit.all():
+            missing = np.unique(idx[~hit])
+            self._store_rows(missing, self._compute(missing), keep=slots[hit])
+
+    def row(self, i):
+        """``K[i, :]`` as a read-only view of the cache, computed first if missing.
+
+        No copy: the cheapest access for a solver that reads one or two rows
+        per iteration.  The view stays valid until the row leaves the cache,
+        which only a later call that computes rows can make it do.
+        """
+        slot = self._slot[i]
+        if slot < 0:
+            self.rows([i])
+            slot = self._slot[i]
+        self._clock += 1
+        self._used[slot] = self._clock
+        view = self._store[slot]
+        view.flags.writeable = False
+        return view
 
     def rows(self, idx):
         """``K[idx, :]`` (equal to ``K[:, idx].T``), a new array of shape ``(len(idx), m)``.

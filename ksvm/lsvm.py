@@ -56,6 +56,7 @@ large-scale strictly monotone linear complementarity problems, Computers &
 Operations Research 21(5), 587-596.
 """
 
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -137,6 +138,12 @@ class LSVMResult:
 
 
 _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
+
+
+def _on_dask(x):
+    """True for a Dask collection (Dask is imported only by a caller that made one)."""
+    dask_base = sys.modules.get("dask.base")
+    return dask_base is not None and dask_base.is_dask_collection(x)
 
 
 def _check_nu_alpha(nu, alpha, m):
@@ -367,6 +374,9 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     >>> round(float(r.w[0]), 4), round(r.gamma, 4)
     (0.9757, 1.9417)
     """
+    if _on_dask(A):  # a Dask array chunked by rows: Code 2 block by block (ksvm.lsvm_dask)
+        return _lsvm_dask().lsvm_linear(
+            A, d, nu, itmax, tol, alpha=alpha, return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape
@@ -449,6 +459,44 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     return _iterate(step, u0, itmax, tol, return_history)
 
 
+class _Pivoting:
+    """Judice & Pires' safeguard for the block pivots of the active-set solvers.
+
+    :meth:`block_step` says whether every wrong index may change side (a block
+    step) or only one (Murty's single pivot): block steps while the count of
+    wrong signs sets a new record, or within ``patience`` steps of the last one.
+    """
+
+    def __init__(self, m, patience):
+        self.best, self.patience, self.chances = m + 1, patience, patience
+
+    def block_step(self, count):
+        if count < self.best:  # a new record
+            self.best, self.chances = count, self.patience
+            return True
+        if self.chances > 0:  # no record, but still some patience
+            self.chances -= 1
+            return True
+        return False
+
+
+def _murty(infeasible):
+    """Murty's single pivot: keep only the largest wrong index (in place)."""
+    last = np.flatnonzero(infeasible)[-1]
+    infeasible[:] = False
+    infeasible[last] = True
+
+
+def _warn_active_set(it, count, tol, where=""):
+    warnings.warn(
+        f"The LSVM active-set (Newton) solver{where} stopped after {it} iterations with "
+        f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
+        "of LagrangianSVC) or tol, or use solver='fixed-point'.",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+
+
 def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=None, patience=3):
     """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
 
@@ -507,7 +555,7 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     free = np.ones(m, dtype=bool) if free is None else free.copy()
     u = np.zeros(m)
     history = []
-    best, chances = m + 1, patience
+    pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
     while it < itmax:
         u_new = np.zeros(m)
@@ -525,25 +573,13 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
         if count == 0:
             converged = True
             break
-        if count < best:  # a new record: block step
-            best, chances = count, patience
-        elif chances > 0:  # no record, but still some patience: block step
-            chances -= 1
-        else:  # Murty's single pivot on the largest infeasible index
-            last = np.flatnonzero(infeasible)[-1]
-            infeasible[:] = False
-            infeasible[last] = True
+        if not pivoting.block_step(count):
+            _murty(infeasible)
         free ^= infeasible
     if converged:
         u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
     else:
-        warnings.warn(
-            f"The LSVM active-set (Newton) solver stopped after {it} iterations with "
-            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
-            "of LagrangianSVC) or tol, or use solver='fixed-point'.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        _warn_active_set(it, count, tol)
     return LSVMResult(
         n_iter=it, opt=opt, u=u, converged=converged,
         history=np.array(history) if return_history else None,
@@ -643,7 +679,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         return tol * max(1.0, top), step
 
     history = []
-    best, chances = m + 1, patience
+    pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
     while it < itmax:
         v = solve(G, b)
@@ -663,14 +699,8 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         if count == 0:
             converged = True
             break
-        if count < best:  # a new record: block step
-            best, chances = count, patience
-        elif chances > 0:  # no record, but still some patience: block step
-            chances -= 1
-        else:  # Murty's single pivot on the largest infeasible index
-            last = np.flatnonzero(infeasible)[-1]
-            infeasible[:] = False
-            infeasible[last] = True
+        if not pivoting.block_step(count):
+            _murty(infeasible)
         leaving = np.flatnonzero(infeasible & free)
         free ^= infeasible
         entering = np.flatnonzero(infeasible & free)
@@ -689,13 +719,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     if converged:
         u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
     else:
-        warnings.warn(
-            f"The LSVM active-set (Newton) solver stopped after {it} iterations with "
-            f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
-            "of LagrangianSVC) or tol, or use solver='fixed-point'.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        _warn_active_set(it, count, tol)
     # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A
     result = LSVMResult(
         n_iter=it, opt=opt, u=u, w=v[:n].copy(), gamma=float(v[n]), converged=converged,
@@ -766,6 +790,8 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
     (0.9757, 1.9417, 2)
     """
+    if _on_dask(A):  # a Dask array chunked by rows: the same method block by block
+        return _lsvm_dask().lsvm_linear_newton(A, d, nu, itmax, tol, return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape
@@ -1306,10 +1332,15 @@ class LagrangianSVC(BaseKernelClassifier):
     def fit(self, X, y):
         """Solve the LSVM dual for ``X`` and two-class labels ``y``.
 
+        ``X`` may be a Dask array chunked by rows (linear kernel only): see
+        :func:`ksvm.lsvm_dask.fit`.
+
         Returns
         -------
         self : LagrangianSVC
         """
+        if _on_dask(X):  # block by block on the cluster (ksvm.lsvm_dask)
+            return _lsvm_dask().fit(self, X, y)
         p = self._validate_parameters()
         newton = p["solver"] in ("auto", "newton")
         if newton and p["alpha"] is not None:
@@ -1377,6 +1408,18 @@ class LagrangianSVC(BaseKernelClassifier):
         Newton solver then needs no Gram matrix (nor its PSD check)."""
         return self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0)
 
+    def decision_function(self, X):
+        """As :meth:`BaseKernelClassifier.decision_function`; a Dask ``X`` gives a Dask array."""
+        if _on_dask(X):  # scores chunked like X (ksvm.lsvm_dask)
+            return _lsvm_dask().decision_function(self, X)
+        return super().decision_function(X)
+
+    def predict(self, X):
+        """As :meth:`BaseKernelClassifier.predict`; a Dask ``X`` gives a Dask array."""
+        if _on_dask(X):  # labels chunked like X (ksvm.lsvm_dask)
+            return _lsvm_dask().predict(self, X)
+        return super().predict(X)
+
     def _kernel_points(self, X):
         """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
         return augment(X)
@@ -1384,3 +1427,9 @@ class LagrangianSVC(BaseKernelClassifier):
     def _gamma_data(self, X, points):
         """``X`` for a distance kernel (the -1 cancels in ``||g - h||``), else ``[X -e]``."""
         return X if self.kernel in ("rbf", "exponential") else points
+
+
+def _lsvm_dask():
+    from . import lsvm_dask
+
+    return lsvm_dask

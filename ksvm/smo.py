@@ -29,10 +29,16 @@ Which pair to move is the "working-set selection".  With the gradient
 * the iteration stops when ``max_{I_up} F - min_{I_low} F <= tol``, libsvm's
   criterion, so that ``tol`` means the same as scikit-learn's ``SVC(tol=...)``.
 
-The implementation works on the full Gram matrix (no kernel cache): memory
+:func:`smo` works on the full Gram matrix (no kernel cache): memory
 ``8 n^2`` bytes, each iteration ``O(n)`` vector operations.  Like libsvm it
 "shrinks": multipliers stuck at a bound are set aside for a while, and the
 iteration runs on a copy of the rest of the Gram matrix (see ``shrinking``).
+:func:`smo_rows` takes the same steps without the Gram matrix: the two rows
+an iteration needs come from a cache of kernel rows with a memory budget
+(:class:`ksvm.columns.KernelColumns`), computed a few at a time through BLAS,
+and once it has shrunk it works on their active entries only; it is what
+:class:`SoftMarginSVC` uses when the Gram matrix would not fit in its
+``cache_size``.
 
 References
 ----------
@@ -43,7 +49,10 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg.blas import daxpy as _axpy
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import validate_data
+
 from ._validation import (
     check_bool,
     check_C,
@@ -55,12 +64,17 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier
+from .columns import KernelColumns
+from .kernels import resolve_gamma
 from .mercer import require_psd
 
-__all__ = ["SMOResult", "smo", "dual_objective", "kkt_bias", "SoftMarginSVC"]
+__all__ = ["SMOResult", "smo", "smo_rows", "dual_objective", "kkt_bias", "SoftMarginSVC"]
 
 #: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
 _TAU = 1e-12
+
+#: :func:`smo_rows` shrinks once this fraction of the active variables is out of the race.
+_SHRINK_ROWS = 0.1
 
 
 @dataclass
@@ -384,12 +398,287 @@ def smo(
     )
 
 
+def _rbf_rows(gamma, X):
+    """``k(A, B) = exp(-gamma ||a - b||^2)`` as libsvm computes it:
+    ``||a||^2 + ||b||^2 - 2 a'b`` through one matrix product, clipped at 0,
+    with the squared norms of the training points ``X`` computed once.
+
+    :func:`ksvm.kernels.rbf_kernel` recomputes the entries that cancel (nearby
+    points) from the differences, for a small relative error in the distance;
+    in the kernel value that error is below ``gamma * eps * (||a||^2 + ||b||^2)``
+    in absolute terms either way, so for the rows SMO asks for this cheaper
+    form (four passes over the block) is as good, and it is libsvm's.
+    """
+    X_norms = np.einsum("ij,ij->i", X, X)
+
+    def kernel(A, B):
+        D = A @ B.T
+        D *= 2.0
+        D -= np.einsum("ij,ij->i", A, A)[:, None]
+        D -= (X_norms if B is X else np.einsum("ij,ij->i", B, B))[None, :]
+        np.minimum(D, 0.0, out=D)
+        D *= gamma
+        return np.exp(D, out=D)
+
+    return kernel
+
+
+class _Prefetch:
+    """Compute a missing row of the Gram matrix together with the uncached rows
+    of the next likely members of a pair, in one block.
+
+    The candidates are the ``count`` largest ``F`` in ``I_up`` and smallest in
+    ``I_low``; finding them costs two partial sorts of ``F`` (more than a
+    whole SMO iteration at 50 000 points), so they are found again only every
+    ``renew`` misses.
+    """
+
+    def __init__(self, rows, count, active, renew=16):
+        self.rows, self.count, self.active, self.renew = rows, count, active, renew
+        self.candidates, self.age = np.empty(0, dtype=np.intp), renew
+
+    def __call__(self, i, F_up, F_low):
+        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set."""
+        rows, n, k = self.rows, F_up.size, min(self.count, F_up.size - 1)
+        i = int(self.active[i])
+        if k <= 0:
+            rows.fetch([i])
+            return
+        if self.age >= self.renew:
+            batch = np.concatenate(
+                (np.argpartition(F_up, n - 1 - k)[n - 1 - k :], np.argpartition(F_low, k)[: k + 1])
+            )
+            batch = batch[np.isfinite(F_up[batch]) | np.isfinite(F_low[batch])]
+            self.candidates = self.active[batch]
+            self.age = 0
+        self.age += 1
+        batch = self.candidates[~rows.cached(self.candidates)].tolist()
+        rows.fetch(list(dict.fromkeys([i] + batch))[: max(1, min(2 * k + 1, rows.capacity // 2))])
+
+
+def _kernel_times(kernel, X, rows, cols, v):
+    """``K[rows, cols] @ v`` from the kernel function, a block of rows at a time
+    (at most about 8 million kernel values, 64 MB, at once)."""
+    out = np.empty(rows.size)
+    step = max(1, 2**23 // max(cols.size, 1))
+    B = X[cols]
+    for start in range(0, rows.size, step):
+        block = rows[start : start + step]
+        out[start : start + block.size] = kernel(X[block], B) @ v
+    return out
+
+
+def smo_rows(
+    columns, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True,
+    prefetch=16,
+):
+    """:func:`smo` with the rows of the Gram matrix computed on demand.
+
+    The same iteration as :func:`smo` (the same pairs, the same steps, the
+    same stopping rule), but the two rows ``K[i, :]`` and ``K[j, :]`` an
+    iteration needs come from ``columns``, a cache of rows with a memory
+    budget (:class:`ksvm.columns.KernelColumns`), so the ``n x n`` Gram
+    matrix is never formed.  A missing row is computed together with the rows
+    of the next likely candidates (the ``prefetch`` largest ``F`` in ``I_up``
+    and smallest in ``I_low``), in one block through BLAS.
+
+    Shrinking works as libsvm's: once a tenth of the active variables are out
+    of the race (see :func:`smo`), the iteration goes on with the rest, on
+    their entries of the cached rows (one cache for the whole run).  The
+    ``F`` of the variables set aside is brought up to date only when they
+    are taken back, with one product
+    ``K[set aside, changed] (delta alpha * y)_changed`` over the multipliers
+    that changed since.
+
+    Parameters
+    ----------
+    columns : ksvm.columns.KernelColumns
+        The rows of the Gram matrix; ``columns.kernel`` and ``columns.X`` also
+        give the products that bring the variables set aside up to date.
+    y : array-like of shape (n,)
+        Labels; any two classes (the second in sort order is +1).
+    C, tol, max_iter, selection, shrinking
+        As for :func:`smo`.
+    prefetch : int >= 0, default=16
+        How many candidates from each end are computed with a missing row.
+
+    Returns
+    -------
+    result : SMOResult
+        With ``history=None``; ``objective`` is
+        ``sum alpha - 1/2 (alpha * y)'(y - F)`` from the maintained ``F``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`smo`, and if ``y`` does not match ``columns``.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``max_iter`` is reached first.
+
+    Examples
+    --------
+    >>> from ksvm.columns import KernelColumns
+    >>> from ksvm.kernels import make_kernel
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> rows = KernelColumns(make_kernel("poly", degree=1, gamma=1.0, coef0=1.0), X)
+    >>> result = smo_rows(rows, [-1, -1, 1, 1], C=10.0, tol=1e-9)
+    >>> np.round(result.alpha, 6), round(result.b, 6)
+    (array([0. , 0.5, 0.5, 0. ]), -2.0)
+    """
+    y_pm, _ = encode_binary_labels(y)
+    n = columns.m
+    if y_pm.shape[0] != n:
+        raise ValueError(f"The kernel has {n} rows but y has {y_pm.shape[0]} labels.")
+    C = check_C(C)
+    tol = check_positive(tol, "tol")
+    if selection not in ("second-order", "mvp"):
+        raise ValueError(f"selection must be 'second-order' or 'mvp', got {selection!r}.")
+    if max_iter is None:
+        max_iter = max(10**6, 100 * n)
+    elif isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
+    prefetch = check_integer(prefetch, "prefetch", minimum=0)
+    second_order = selection == "second-order"
+
+    pos_all = y_pm > 0
+    alpha_all = np.zeros(n)
+    F_all = y_pm.copy()
+    diag_all = np.asarray(columns.diagonal, dtype=float)
+    n_iter, gap = 0, np.inf
+    shrink_every = min(n, 1000)
+    unshrunk_near_optimum = False
+    set_aside = []  # (indices, alpha * y when they were set aside)
+
+    def penalties(alpha, pos):
+        in_up = np.where(pos, alpha < C, alpha > 0)
+        in_low = np.where(pos, alpha > 0, alpha < C)
+        return np.where(in_up, 0.0, -np.inf), np.where(in_low, 0.0, np.inf)
+
+    active = np.arange(n)
+    while True:
+        shrunk = active.size < n
+        rows = columns
+        diag = diag_all[active]
+        same_diag = bool(diag.min() == diag.max())
+        pos = pos_all[active]
+        is_pos = pos.tolist()
+        alpha, F = alpha_all[active], F_all[active]
+        up_pen, low_pen = penalties(alpha, pos)
+        m = active.size
+        F_up, F_low, score, curv = (np.empty(m) for _ in range(4))
+        fetch = _Prefetch(rows, prefetch, active)
+        countdown = shrink_every
+        while True:
+            np.add(F, up_pen, out=F_up)
+            i = int(np.argmax(F_up))
+            np.add(F, low_pen, out=F_low)
+            j = int(np.argmin(F_low))
+            gap = F_up[i] - F_low[j]
+            if gap <= tol or n_iter >= max_iter:
+                break
+            countdown -= 1
+            if shrinking and countdown <= 0:
+                countdown = shrink_every
+                only_up = np.isfinite(up_pen) & ~np.isfinite(low_pen)
+                only_low = np.isfinite(low_pen) & ~np.isfinite(up_pen)
+                drop = (only_up & (F < F_low[j])) | (only_low & (F > F_up[i]))
+                if drop.sum() > m * _SHRINK_ROWS:
+                    break
+            if not rows.cached(int(active[i])):
+                fetch(i, F_up, F_low)
+            # a copy (computing row j may evict row i), over the active points
+            Ki = rows.row(active[i])[active] if shrunk else rows.row(i).copy()
+            if second_order:
+                # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i
+                np.multiply(Ki, -2.0, out=curv)
+                if same_diag:  # K_ii + K_tt = 2 K_11 (rbf, exponential): one pass less
+                    curv += 2.0 * diag[0]
+                else:
+                    curv += diag
+                    curv += diag[i]
+                np.maximum(curv, _TAU, out=curv)
+                np.subtract(F_low, F[i], out=score)  # +inf outside I_low
+                np.minimum(score, 0.0, out=score)
+                np.square(score, out=score)
+                score /= curv
+                j = int(np.argmax(score))
+            if not rows.cached(int(active[j])):
+                fetch(j, F_up, F_low)
+            Kj = rows.row(active[j])[active] if shrunk else rows.row(j)
+            a = float(diag[i] + diag[j] - 2.0 * Ki[j])
+            if a <= 0:
+                a = _TAU
+            dF = float(F[i] - F[j])
+            t = dF / a
+            ai, aj = float(alpha[i]), float(alpha[j])
+            lo_i, hi_i = (-ai, C - ai) if is_pos[i] else (ai - C, ai)
+            lo_j, hi_j = (aj - C, aj) if is_pos[j] else (-aj, C - aj)
+            t = min(max(t, lo_i, lo_j), hi_i, hi_j)
+            ai = _snap(ai + t if is_pos[i] else ai - t, C)
+            aj = _snap(aj - t if is_pos[j] else aj + t, C)
+            alpha[i], alpha[j] = ai, aj
+            _axpy(Ki, F, a=-t)  # F -= t (K_i - K_j), in place through BLAS
+            _axpy(Kj, F, a=t)
+            for k, ak in ((i, ai), (j, aj)):
+                in_up = ak < C if is_pos[k] else ak > 0
+                in_low = ak > 0 if is_pos[k] else ak < C
+                up_pen[k] = 0.0 if in_up else -np.inf
+                low_pen[k] = 0.0 if in_low else np.inf
+            n_iter += 1
+
+        alpha_all[active] = alpha
+        F_all[active] = F
+        if gap > tol and n_iter < max_iter and (unshrunk_near_optimum or gap > 10 * tol):
+            set_aside.append((active[drop], alpha_all * y_pm))
+            active = active[~drop]
+            continue
+        if not shrunk and (gap <= tol or n_iter >= max_iter):
+            break
+        # Take every variable back: the F of those set aside moves by
+        # -K[set aside, changed] (delta alpha * y)_changed since they left.
+        v = alpha_all * y_pm
+        for idx, v_then in set_aside:
+            change = v - v_then
+            changed = np.flatnonzero(change)
+            if changed.size:
+                F_all[idx] -= _kernel_times(columns.kernel, columns.X, idx, changed, change[changed])
+        set_aside = []
+        active = np.arange(n)
+        unshrunk_near_optimum = True
+        if n_iter >= max_iter:
+            break
+
+    alpha, F = alpha_all, F_all
+    up_pen, low_pen = penalties(alpha, pos_all)
+    gap = float(np.max(F + up_pen) - np.min(F + low_pen))
+    converged = bool(gap <= tol)
+    if not converged:
+        warnings.warn(
+            f"SMO stopped at max_iter={max_iter} with KKT violation {gap:.3g} > tol={tol:g}; "
+            "raise max_iter or tol, or lower C.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    v = alpha * y_pm
+    return SMOResult(
+        alpha=alpha,
+        b=kkt_bias(alpha, F, C, np.isfinite(up_pen), np.isfinite(low_pen)),
+        objective=float(alpha.sum() - 0.5 * v @ (y_pm - F)),
+        gap=gap,
+        n_iter=n_iter,
+        converged=converged,
+    )
+
 class SoftMarginSVC(BaseKernelClassifier):
     """Soft-margin kernel SVM trained by SMO.
 
     Minimises ``1/2 ||w||^2 + C sum_i xi_i`` subject to
     ``y_i (w'Phi(x_i) + b) >= 1 - xi_i``, ``xi_i >= 0``, through the dual,
-    solved by :func:`smo`.  The decision function uses the support vectors
+    solved by :func:`smo` on the Gram matrix or, for large problems, by
+    :func:`smo_rows` on kernel rows computed on demand (see ``solver``).  The decision function uses the support vectors
     alone: ``f(x) = sum_{i in support} lambda_i y_i k(x_i, x) + b``.
 
     Parameters
@@ -411,7 +700,21 @@ class SoftMarginSVC(BaseKernelClassifier):
     shrinking : bool, default=True
         See :func:`smo`.
     keep_history : bool, default=False
-        Keep the dual objective per iteration in ``history_``.
+        Keep the dual objective per iteration in ``history_`` (with
+        ``solver='gram'`` only).
+    solver : {'auto', 'gram', 'rows'}, default='auto'
+        ``'gram'``: compute the ``n x n`` Gram matrix once and run :func:`smo`
+        on it.  ``'rows'``: never form it; :func:`smo_rows` asks a cache of
+        kernel rows (:class:`ksvm.columns.KernelColumns`, ``cache_size``
+        megabytes) for the two rows each iteration needs, computed in blocks.
+        Both run the same iteration (up to rounding, which can change a
+        few pairs) to the same optimum.  ``'auto'`` uses
+        ``'rows'`` for a named kernel when the Gram matrix (``8 n^2`` bytes)
+        would not fit in ``cache_size`` and no history is kept, ``'gram'``
+        otherwise.
+    cache_size : float > 0, default=200.0
+        Megabytes of kernel rows kept by ``solver='rows'`` (scikit-learn's
+        ``SVC(cache_size=...)``, libsvm's ``-m``).
 
     Attributes
     ----------
@@ -437,6 +740,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         ``Theta(lambda)`` at the solution.
     history_ : ndarray or None
         ``Theta`` per iteration if ``keep_history=True``.
+    solver_ : {'gram', 'rows'}
+        The solver ``fit`` used (``solver='auto'`` resolved).
 
     Raises
     ------
@@ -464,6 +769,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         "selection": one_of("second-order", "mvp"),
         "shrinking": check_bool,
         "keep_history": check_bool,
+        "solver": one_of("auto", "gram", "rows"),
+        "cache_size": check_positive,
     }
 
     def __init__(
@@ -479,6 +786,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         selection="second-order",
         shrinking=True,
         keep_history=False,
+        solver="auto",
+        cache_size=200.0,
     ):
         self.C = C
         self.kernel = kernel
@@ -490,6 +799,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.selection = selection
         self.shrinking = shrinking
         self.keep_history = keep_history
+        self.solver = solver
+        self.cache_size = cache_size
 
     def fit(self, X, y):
         """Train on ``X`` (or a precomputed Gram matrix) and two-class labels ``y``.
@@ -504,17 +815,52 @@ class SoftMarginSVC(BaseKernelClassifier):
         self : SoftMarginSVC
         """
         p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        if self.kernel == "precomputed" or callable(self.kernel):
-            # A named kernel is used as libsvm uses it, the sigmoid included: SMO's
-            # curvature safeguard absorbs rounding-level indefiniteness.
-            require_psd(K, "SMO needs a valid (Mercer) kernel.")
-        result = smo(
-            K, y_pm, p["C"], tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],
-            shrinking=p["shrinking"], return_history=p["keep_history"],
-        )
+        self.solver_ = solver = self._solver(p, X)
+        if solver == "rows":
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
+            y_pm, self.classes_ = encode_binary_labels(y)
+            self._gamma = resolve_gamma(self.gamma, X) if self._uses_gamma() else None
+            self.X_fit_ = X
+            kernel = _rbf_rows(self._gamma, X) if self.kernel == "rbf" else self._kernel_function()
+            result = smo_rows(
+                KernelColumns(kernel, X, cache_size=p["cache_size"]), y_pm, p["C"],
+                tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],
+                shrinking=p["shrinking"],
+            )
+        else:
+            K, y_pm = self._fit_gram(X, y)
+            if self.kernel == "precomputed" or callable(self.kernel):
+                # A named kernel is used as libsvm uses it, the sigmoid included: SMO's
+                # curvature safeguard absorbs rounding-level indefiniteness.
+                require_psd(K, "SMO needs a valid (Mercer) kernel.")
+            result = smo(
+                K, y_pm, p["C"], tol=p["tol"], max_iter=p["max_iter"],
+                selection=p["selection"], shrinking=p["shrinking"],
+                return_history=p["keep_history"],
+            )
         self._set_solution(result.alpha * y_pm, result.b, result.n_iter, result.converged)
         self.kkt_gap_ = result.gap
         self.dual_objective_ = result.objective
         self.history_ = result.history
         return self
+
+    def _solver(self, p, X):
+        """The solver ``fit`` uses: ``p['solver']``, with 'auto' resolved."""
+        named = not (self.kernel == "precomputed" or callable(self.kernel))
+        if p["solver"] == "rows":
+            if not named:
+                raise ValueError(
+                    "solver='rows' computes kernel rows from the points and needs a named "
+                    f"kernel, not {self.kernel!r}; use solver='gram'."
+                )
+            if p["keep_history"]:
+                raise ValueError("keep_history=True needs solver='gram' (or 'auto').")
+            return "rows"
+        if p["solver"] == "gram" or not named or p["keep_history"]:
+            return "gram"
+        shape = getattr(X, "shape", None)
+        try:
+            n = shape[0] if shape else len(X)
+        except TypeError:
+            return "gram"  # not array-like: fit's validation says what is wrong
+        return "rows" if 8.0 * n * n > p["cache_size"] * 2**20 else "gram"

@@ -91,3 +91,31 @@ def test_bad_input():
         cols.rows([40])
     with pytest.raises(ValueError, match="entries"):
         cols.dot([1, 2], [1.0])
+
+
+def test_cached_and_row_view():
+    X = data()
+    k = make_kernel("rbf", gamma=0.5)
+    K = k(X, X)
+    cols = KernelColumns(k, X, cache_size=3 * 40 * 8 / 2**20)  # three rows
+    assert not cols.cached(7) and cols.cached([7, 8]).tolist() == [False, False]
+    r = cols.row(7)  # computed, cached, returned in place
+    np.testing.assert_allclose(r, K[7], rtol=1e-13)
+    assert cols.cached(7) and cols.n_rows_computed == 1
+    assert not r.flags.writeable
+    np.testing.assert_allclose(cols.row(7), K[7], rtol=1e-13)
+    assert cols.n_rows_computed == 1
+    for i in (1, 2, 3):  # row 7 is the least recently used: evicted by the third
+        cols.row(i)
+    assert not cols.cached(7) and cols.cached([1, 2, 3]).all()
+
+
+def test_fetch_caches_without_returning():
+    X = data()
+    k = make_kernel("rbf", gamma=0.5)
+    cols = KernelColumns(k, X)
+    cols.fetch([3, 4, 3])
+    assert cols.n_rows_computed == 2 and cols.cached([3, 4]).all()
+    np.testing.assert_allclose(cols.row(4), k(X, X)[4], rtol=1e-13)
+    cols.fetch([4])
+    assert cols.n_rows_computed == 2

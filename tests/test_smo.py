@@ -13,7 +13,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
 from ksvm.primal import primal_hinge, primal_objective, primal_qp
-from ksvm.smo import dual_objective, smo
+from ksvm.columns import KernelColumns
+from ksvm.smo import _rbf_rows, dual_objective, smo, smo_rows
 
 from .conftest import frozen
 
@@ -26,6 +27,7 @@ from .conftest import frozen
         # iterations; capped, it also exercises the ConvergenceWarning path
         SoftMarginSVC(kernel="poly", degree=2, selection="mvp", max_iter=20000),
         SoftMarginSVC(kernel="precomputed"),
+        SoftMarginSVC(solver="rows", cache_size=0.01),
     ],
     expected_failed_checks=lambda estimator: (
         {
@@ -305,3 +307,107 @@ def test_precomputed_test_kernel_of_wrong_shape():
     clf = SoftMarginSVC(kernel="precomputed").fit(kernels.rbf_kernel(X), y)
     with pytest.raises(ValueError, match="one column per training sample"):
         clf.predict(np.ones((3, 39)))
+
+
+# --- smo_rows: the same iteration on kernel rows computed on demand ---------------
+
+
+def kkt_violation(alpha, K, y, C):
+    """max_{I_up} F - min_{I_low} F, from scratch."""
+    F = y - K @ (alpha * y)
+    up = np.where(y > 0, alpha < C, alpha > 0)
+    low = np.where(y > 0, alpha > 0, alpha < C)
+    return F[up].max() - F[low].min()
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("C", [0.1, 10.0])
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_rows_solver_equals_the_gram_matrix_solver(kernel, C, shrinking):
+    X, y = DATA["noisy 2-D"]
+    params = KERNELS[kernel]
+    k = kernels.make_kernel(kernel, **params)
+    K = k(X, X)
+    dense = smo(K, y, C, tol=1e-6, shrinking=shrinking)
+    rows = smo_rows(KernelColumns(k, X), y, C, tol=1e-6, shrinking=shrinking)
+    assert rows.converged and rows.gap <= 1e-6
+    assert kkt_violation(rows.alpha, K, y, C) <= 1.01e-6  # F maintained = F from scratch
+    assert rows.objective == pytest.approx(dense.objective, rel=1e-9)
+    assert rows.objective == pytest.approx(dual_objective(rows.alpha, K, y), rel=1e-12)
+    assert abs(rows.b - dense.b) <= 1e-5
+    assert_allclose(rows.alpha, dense.alpha, atol=1e-3 * max(1.0, C))
+
+
+@pytest.mark.parametrize("cache_rows", [1, 3, 20])
+def test_a_cache_too_small_for_the_work_gives_the_same_answer(cache_rows):
+    X, y = DATA["noisy 2-D"]
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    cols = KernelColumns(_rbf_rows(0.5, X), X, cache_size=cache_rows * len(y) * 8 / 2**20)
+    assert cols.capacity == cache_rows
+    result = smo_rows(cols, y, 10.0, tol=1e-6, shrinking=False)  # every row from cols
+    dense = smo(K, y, 10.0, tol=1e-6)
+    assert result.objective == pytest.approx(dense.objective, rel=1e-9)
+    assert kkt_violation(result.alpha, K, y, 10.0) <= 1.01e-6
+    assert cols.n_rows_computed > len(y)  # rows were evicted and computed again
+
+
+def test_fast_rbf_rows_equal_the_rbf_kernel():
+    X, _ = DATA["noisy 2-D"]
+    k = _rbf_rows(0.7, X)
+    assert_allclose(k(X[:20], X), kernels.rbf_kernel(X[:20], X, gamma=0.7), rtol=0, atol=1e-14)
+    assert_allclose(k(X[:5], X[10:30]), kernels.rbf_kernel(X[:5], X[10:30], gamma=0.7), atol=1e-14)
+
+
+@pytest.mark.parametrize("data", ["breast cancer", "noisy 2-D"])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_rows_solver_matches_libsvm(data, C):
+    X, y = DATA[data]
+    ours = SoftMarginSVC(C=C, gamma=0.5, tol=1e-6, solver="rows", cache_size=0.05).fit(X, y)
+    assert ours.solver_ == "rows"
+    ref = SVC(C=C, gamma=0.5, tol=1e-6).fit(X, y)
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    theirs = dual_objective(libsvm_multipliers(ref, len(y)), K, y)
+    assert abs(ours.dual_objective_ - theirs) <= 1e-6 * abs(theirs)
+    assert_array_equal(ours.predict(X), ref.predict(X))
+    assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-4)
+
+
+def test_auto_takes_the_rows_when_the_gram_matrix_does_not_fit_the_cache():
+    X, y = DATA["noisy 2-D"]  # 300 points: a Gram matrix of 0.69 MB
+    small = SoftMarginSVC(gamma=0.5, tol=1e-6, cache_size=0.5).fit(X, y)
+    large = SoftMarginSVC(gamma=0.5, tol=1e-6, cache_size=1.0).fit(X, y)
+    assert (small.solver_, large.solver_) == ("rows", "gram")
+    # the same iteration; rounding (libsvm's form of the RBF kernel) may change a few pairs
+    assert abs(small.n_iter_ - large.n_iter_) <= 0.1 * large.n_iter_
+    assert small.dual_objective_ == pytest.approx(large.dual_objective_, rel=1e-10)
+    history = SoftMarginSVC(gamma=0.5, cache_size=0.5, keep_history=True).fit(X, y)
+    pre = SoftMarginSVC(kernel="precomputed", cache_size=0.5).fit(kernels.rbf_kernel(X), y)
+    assert history.solver_ == pre.solver_ == "gram"
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"solver": "rows", "kernel": "precomputed"}, "needs a named kernel"),
+        ({"solver": "rows", "kernel": kernels.linear_kernel}, "needs a named kernel"),
+        ({"solver": "rows", "keep_history": True}, "keep_history=True needs solver='gram'"),
+        ({"solver": "fast"}, "solver must be"),
+        ({"cache_size": 0.0}, "cache_size"),
+    ],
+)
+def test_bad_solver_settings(params, message):
+    X, y = DATA["noisy 2-D"]
+    if params.get("kernel") == "precomputed":
+        X = kernels.rbf_kernel(X)
+    with pytest.raises(ValueError, match=message):
+        SoftMarginSVC(**params).fit(X, y)
+
+
+def test_rows_solver_warns_at_max_iter_and_keeps_inputs():
+    X, y = DATA["noisy 2-D"]
+    X0, y0 = X.copy(), y.copy()
+    with pytest.warns(ConvergenceWarning, match="raise max_iter or tol"):
+        clf = SoftMarginSVC(C=10.0, gamma=0.5, max_iter=5, solver="rows").fit(X, y)
+    assert clf.n_iter_ == 5 and not clf.converged_
+    assert_array_equal(X, X0)
+    assert_array_equal(y, y0)
