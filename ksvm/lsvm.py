@@ -61,7 +61,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_solve
+from scipy.linalg import cho_solve, solve_triangular
+from scipy.linalg.blas import dsyrk
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
@@ -890,18 +891,31 @@ def lsvm_kernel_newton(
 class _BlockSolver:
     """``Q_FF^{-1} e_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``.
 
-    The Cholesky factor of ``Q_BB`` for the last set ``B`` factored is kept.  When
-    ``F`` differs from ``B`` in few indices (``R = B - F`` leave, ``A = F - B``
+    The Cholesky factor ``L`` of ``Q_BB`` for the last set ``B`` factored is kept,
+    with ``B`` in an order of its own (``order``, positions in ``Q``).  When ``F``
+    differs from ``B`` in few indices (``R = B - F`` leave, ``A = F - B``
     enter), the solve is a block update instead of a new factorisation: with
     ``u_R = 0`` imposed by multipliers ``lam`` on the rows of ``R``,
 
         Q_BB x_B + Q_BA x_A - E_R lam = e_B,   Q_AB x_B + Q_AA x_A = e_A,   x_R = 0,
 
-    and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left:
+    and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left,
+    whose blocks are ``Y'Y`` for ``Y = L^{-1} [Q_BA  E_R]`` (one triangular solve):
     ``O(|B|^2 (|A| + |R|))`` against ``|F|^3 / 3``.
+
+    When more change, ``F`` is factored again, but only from the first point of
+    ``order`` that leaves: the leading ``p`` columns of ``L`` stay (they depend
+    on the leading block alone), the rows of ``L`` below them are kept for the
+    points that stay and computed by a triangular solve for those that enter
+    (appended at the end), and the trailing block is the factor of its Schur
+    complement ``Q_TT - L_T L_T'``: ``O(|T|^2 p + |T|^3 / 3)``.  A caller that
+    puts the points most likely to leave last (:func:`_working_set` orders them
+    by the margin its warm start predicts) keeps ``p`` large.
     """
 
-    #: Update instead of refactoring while |A| + |R| is at most this fraction of |B|.
+    #: Update instead of refactoring while |A| + |R| is at most this fraction of |B|
+    #: and the update takes fewer flops (``|B| k (|B| + 2k)``, ``k = |A| + |R|``) than the
+    #: refactoring.
     UPDATE_FRACTION = 0.125
 
     def __init__(self, Q):
@@ -916,12 +930,52 @@ class _BlockSolver:
             self.base = np.concatenate([self.base, np.zeros(len(Q) - n_old, dtype=bool)])
 
     def _factor(self, free):
-        idx = np.flatnonzero(free)
-        QF = self.Q.copy() if idx.size == len(self.Q) else self.Q[np.ix_(idx, idx)]
-        self.factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)
-        self.base, self.base_idx = free.copy(), idx
-        self.z = cho_solve(self.factor, np.ones(idx.size), check_finite=False)  # Q_BB^{-1} e
-        return self.z
+        if self.base is None:
+            order, p = np.flatnonzero(free), 0
+        else:
+            stay = free[self.base_idx]
+            p = self.base_idx.size if stay.all() else int(np.argmin(stay))  # first to leave
+            enter = np.flatnonzero(free & ~self.base)
+            order = np.concatenate([self.base_idx[stay], enter])
+        tail = order[p:]
+        if p == 0:
+            QF = self.Q.copy() if order.size == len(self.Q) else self.Q[np.ix_(order, order)]
+            factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)[0]
+        else:
+            old = self.factor[0]
+            n_stay = int(stay[p:].sum())
+            L_T = np.empty((tail.size, p))  # the rows of L below its leading p columns
+            L_T[:n_stay] = old[p:, :p][stay[p:]]
+            if tail.size > n_stay:
+                L_T[n_stay:] = solve_triangular(
+                    old[:p, :p], self.Q[np.ix_(order[:p], tail[n_stay:])], lower=True,
+                    check_finite=False,
+                ).T
+            factor = np.empty((order.size, order.size))  # cho_solve reads the lower half
+            factor[:p, :p] = old[:p, :p]
+            factor[p:, :p] = L_T
+            if tail.size:
+                # The Schur complement Q_TT - L_T L_T' of the leading block (lower half;
+                # transposed views are the Fortran arrays BLAS takes without a copy).
+                S = dsyrk(-1.0, L_T.T, beta=1.0, c=self.Q[np.ix_(tail, tail)].T, trans=1,
+                          lower=1, overwrite_c=1)
+                factor[p:, p:] = cholesky(S, "Q = I/nu + D K D", overwrite=True)[0]
+        self.factor = (factor, True)
+        self.base = np.zeros(len(self.Q), dtype=bool)
+        self.base[order] = True
+        self.base_idx = order
+        self.y = solve_triangular(factor, np.ones(order.size), lower=True, check_finite=False)
+        self.z = solve_triangular(factor, self.y, lower=True, trans="T", check_finite=False)
+        u = np.zeros(len(self.Q))  # z = Q_BB^{-1} e = L'^{-1} y, y = L^{-1} e
+        u[order] = self.z
+        return u[free]
+
+    def _refactor_flops(self, free, n_enter, n_leave):
+        """Flops of :meth:`_factor` from the first point of ``order`` that leaves."""
+        stay = free[self.base_idx]
+        p = stay.size if stay.all() else int(np.argmin(stay))
+        t = stay.size - n_leave + n_enter - p
+        return p * p * n_enter + t * t * p + t**3 / 3
 
     def __call__(self, free):
         if self.base is None:
@@ -929,27 +983,35 @@ class _BlockSolver:
         enter = free & ~self.base
         leave = self.base & ~free
         n_enter, n_leave = int(enter.sum()), int(leave.sum())
-        if n_enter + n_leave > self.UPDATE_FRACTION * self.base_idx.size:
+        n, k = self.base_idx.size, n_enter + n_leave
+        refactor = self._refactor_flops(free, n_enter, n_leave)
+        if k > self.UPDATE_FRACTION * n or refactor < n * k * (n + 2 * k):
             return self._factor(free)
         if n_enter + n_leave == 0:
-            return self.z.copy()
+            u = np.zeros(len(self.Q))
+            u[self.base_idx] = self.z
+            return u[free]
         B, A = self.base_idx, np.flatnonzero(enter)
         R = np.flatnonzero(leave[B])  # positions in B
         Q_BA = self.Q[np.ix_(B, A)]
         C = np.zeros((B.size, n_enter + n_leave))
         C[:, :n_enter] = Q_BA
         C[R, n_enter + np.arange(n_leave)] = 1.0
-        W = cho_solve(self.factor, C, check_finite=False)  # Q_BB^{-1} [Q_BA  E_R]
-        W_A, W_R = W[:, :n_enter], W[:, n_enter:]
-        V = W_A[R]  # (Q_BB^{-1} Q_BA)_R
+        # With Y = L^{-1} [Q_BA  E_R] (one triangular solve), the blocks of the system
+        # are the products Y'Y: C' Q_BB^{-1} C = Y'Y.
+        Y = solve_triangular(self.factor[0], C, lower=True, check_finite=False)
+        G = Y.T @ Y
+        V = G[n_enter:, :n_enter]  # (Q_BB^{-1} Q_BA)_R
         system = np.empty((n_enter + n_leave, n_enter + n_leave))
-        system[:n_enter, :n_enter] = self.Q[np.ix_(A, A)] - Q_BA.T @ W_A
+        system[:n_enter, :n_enter] = self.Q[np.ix_(A, A)] - G[:n_enter, :n_enter]
         system[:n_enter, n_enter:] = V.T
         system[n_enter:, :n_enter] = -V
-        system[n_enter:, n_enter:] = W_R[R]
-        rhs = np.concatenate([1.0 - Q_BA.T @ self.z, -self.z[R]])
+        system[n_enter:, n_enter:] = G[n_enter:, n_enter:]
+        rhs = np.concatenate([1.0 - Y[:, :n_enter].T @ self.y, -self.z[R]])
         x_A, lam = np.split(np.linalg.solve(system, rhs), [n_enter])
-        x_B = self.z - W_A @ x_A + W_R @ lam
+        e_B = np.ones(B.size) - Q_BA @ x_A
+        e_B[R] += lam
+        x_B = cho_solve(self.factor, e_B, check_finite=False)  # Q_BB^{-1}(e - Q_BA x_A + E_R lam)
         u = np.zeros(len(self.Q))
         u[B] = x_B
         u[A] = x_A
@@ -966,12 +1028,19 @@ def _dual_block(columns, dd, nu, W, Q_old=None, counter=None):
     block *= dd[new][:, None]
     block *= dd[W][None, :]
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
+    if not n_old:
+        return block
     Q = np.empty((W.size, W.size))
     if n_old:
         Q[:n_old, :n_old] = Q_old
         Q[:n_old, n_old:] = block[:, :n_old].T
     Q[n_old:] = block
     return Q
+
+
+#: In a working set predicted by a warm start, the points whose predicted slack
+#: ``1 - d_i f(x_i)`` exceeds this start free; the others of the set enter if needed.
+_FIRST_FREE_SLACK = 0.2
 
 
 def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
@@ -993,12 +1062,20 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         support = u > 0
         g = _gradient(columns, dd, nu, points, u, support, counter)
         work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
+        # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu on its
+        # support, -g_i elsewhere.  Deepest inside the margin first: the points that
+        # leave the free set are then mostly near the end, where the block solver
+        # refactors (the leading columns of its factor stay).  Only the points with a
+        # clear slack start free; the others enter at the end if they must.
+        slack = np.where(support, u / nu, -g)[work]
+        order = np.argsort(-slack, kind="stable")
+        work, slack = work[order], slack[order]
+        free = slack > _FIRST_FREE_SLACK
     else:
-        work = np.arange(m)
+        work, free = np.arange(m), None
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
     solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter))
-    free = None
     steps, converged = 0, False
     while steps < itmax:
         with warnings.catch_warnings(record=True):

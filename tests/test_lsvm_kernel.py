@@ -117,6 +117,27 @@ def test_block_update_equals_a_direct_solve(seed, n_leave, n_enter):
     np.testing.assert_allclose(u, direct, rtol=0, atol=1e-10 * np.abs(direct).max())
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(0, 60), min_size=1, max_size=6))
+def test_a_chain_of_refactorings_equals_direct_solves(seed, changes):
+    # Free sets that change by up to half their size, one after the other: the solver
+    # updates, refactors from the first point that leaves (keeping the leading columns
+    # of its factor) or refactors whole; each answer must be the direct solve.
+    rng = np.random.default_rng(seed)
+    X, y = make_noisy_2d(120, seed=seed % 1000)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 1.0)
+    free = rng.random(120) < 0.6
+    solver = _BlockSolver(Q)
+    for change in [0, *changes]:
+        flip = rng.choice(120, change, replace=False)
+        free[flip] = ~free[flip]
+        if not free.any():
+            free[0] = True
+        u = solver(free)
+        direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
+        np.testing.assert_allclose(u, direct, rtol=0, atol=1e-10 * np.abs(direct).max())
+
+
 @pytest.mark.parametrize("nu", [1.0, 100.0])
 def test_estimator_needs_no_gram_matrix_and_matches_the_gram_path(nu):
     X, y = make_checkerboard(800, seed=4)
