@@ -717,10 +717,17 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
             G_off, b_off = _free_gram(A, dd, ~free)
             G, b, exact = G_all - G_off, b_all - b_off, False
     if converged:
-        u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
+        neg = np.flatnonzero(u < 0)  # entries of at most the threshold's size below 0
+        if neg.size:  # (w, gamma) = H'u for the u returned: take the clipped share out of v
+            du = dd[neg] * u[neg]
+            v = v.copy()
+            v[:n] -= A[neg].T @ du
+            v[n] += du.sum()
+        u = np.maximum(u, 0.0)
     else:
         _warn_active_set(it, count, tol)
-    # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A
+    # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A (the clipped
+    # entries above are a few rows)
     result = LSVMResult(
         n_iter=it, opt=opt, u=u, w=v[:n].copy(), gamma=float(v[n]), converged=converged,
         history=np.array(history) if return_history else None,

@@ -180,3 +180,18 @@ def test_the_estimator_warns_at_its_iteration_limit_and_names_the_knob():
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         clf = LagrangianSVC(nu=0.5, max_iter=1).fit(A, d)
     assert not clf.converged_ and clf.n_iter_ == 1
+
+
+@pytest.mark.parametrize("nu_times_m", [10.0, 1000.0])
+def test_plane_is_h_transpose_u_of_the_returned_u(nu_times_m):
+    # (9): w = A'Du and gamma = -e'Du for the u returned, whose entries within the
+    # sign test's threshold below 0 are set to 0: the plane follows that u, as the
+    # Dask solver's does, not the unclipped one of the last solve.
+    A, d = make_linear_large(20_000, 5, seed=3)
+    dd = np.where(d == np.unique(d)[1], 1.0, -1.0)
+    # a loose tol, so that some entries end within the threshold below 0
+    r = lsvm_linear_newton(A, d, nu=nu_times_m / 20_000, tol=1e-3)
+    assert r.converged and r.u.min() >= 0.0
+    du = dd * r.u
+    np.testing.assert_allclose(r.w, A.T @ du, rtol=1e-12, atol=1e-15)
+    assert abs(r.gamma + du.sum()) <= 1e-12 * max(1.0, abs(du).sum())
