@@ -33,7 +33,7 @@ peak memory next to the time.  Results go to benchmarks/results/lsvm_dask.json
 its own entry).  Not a test: nothing is asserted.
 
     python benchmarks/bench_lsvm_dask.py out-of-core [--m 100000000] [--in-memory-m 10000000]
-        [--chunk 1000000] [--nu-times-m 1000] [--solvers newton fixed-point] [--data /work/data]
+        [--chunk 1000000] [--nu-times-m 1000] [--solvers newton fixed-point] [--data benchmarks/data]
     python benchmarks/bench_lsvm_dask.py nystroem [--m 10000000] [--components 100]
         [--subsample 5000]
     python benchmarks/bench_lsvm_dask.py out-of-core --m 1000000 --in-memory-m 1000000 \\
@@ -373,7 +373,10 @@ def main():
     parser.add_argument("--subsample", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worker-memory", default="3GB")
-    parser.add_argument("--data", default="/work/data")
+    parser.add_argument(
+        "--data", default=str(Path(__file__).resolve().parent / "data"),
+        help="where the Zarr arrays are written once (about 8 GB at 1e8; not in git)",
+    )
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
