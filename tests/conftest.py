@@ -3,6 +3,7 @@ import os
 import numpy as np
 import pytest
 from hypothesis import settings
+from threadpoolctl import threadpool_limits
 
 # Locally, hypothesis explores new random examples on every run (that is how it
 # finds cases like the all-ones matrix of test_mercer).  In CI the examples are
@@ -10,6 +11,20 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_configure(config):
+    """The unit tests and doctests use one BLAS thread.  The suite runs on every core
+    (pytest-xdist, one worker per core): a worker's BLAS threads would compete with the
+    other workers for the same cores, and OpenBLAS's threads, which spin while they
+    wait, then make small products tens of times slower.  The chapters run in kernels
+    of their own, under the environment's BLAS setting (CI varies it, see .ci/run).
+    A limit reaches only the libraries loaded when it is set: scipy brings its own
+    OpenBLAS and scikit-learn its OpenMP, so both are loaded first."""
+    import scipy.linalg  # noqa: F401
+    import sklearn.svm  # noqa: F401
+
+    threadpool_limits(limits=1)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -33,7 +33,7 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-@pytest.mark.slow  # L-BFGS needs a few hundred steps per fit: about 3 minutes in all
+@pytest.mark.slow  # L-BFGS needs a few hundred steps per fit: about 15 seconds in all
 @parametrize_with_checks([KernelLogisticRegression(kernel="rbf", solver="lbfgs")])
 def test_sklearn_compatible_lbfgs(estimator, check):
     check(estimator)
