@@ -76,7 +76,7 @@ from ._validation import (
     optional,
 )
 from .base import _ALWAYS_PSD, BaseKernelClassifier
-from .columns import KernelColumns
+from .columns import KernelColumns, RBFBlock
 from .kernels import resolve_gamma
 from .mercer import cholesky
 
@@ -1379,7 +1379,11 @@ class LagrangianSVC(BaseKernelClassifier):
             self._gamma = resolve_gamma(self.gamma, self._gamma_data(X, points)) \
                 if self._uses_gamma() else None
             self.X_fit_ = X
-            columns = KernelColumns(self._kernel_function(), points, cache_size=p["cache_size"])
+            if self.kernel == "rbf":  # libsvm's formula, on X: the -1 of G cancels in ||g - h||
+                columns = KernelColumns(RBFBlock(self._gamma, X), X, cache_size=p["cache_size"])
+            else:
+                columns = KernelColumns(self._kernel_function(), points,
+                                        cache_size=p["cache_size"])
             nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
             result = lsvm_kernel_columns(columns, d, nu, **options)
             # The solution is exact (to the sign test's tol), so u_i > 0 exactly where
