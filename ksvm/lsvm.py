@@ -958,7 +958,7 @@ class _BlockSolver:
                     old[:p, :p], self.Q[np.ix_(order[:p], tail[n_stay:])], lower=True,
                     check_finite=False,
                 ).T
-            factor = np.empty((order.size, order.size))  # cho_solve reads the lower half
+            factor = np.empty((order.size, order.size))  # only the lower half is read
             factor[:p, :p] = old[:p, :p]
             factor[p:, :p] = L_T
             if tail.size:
@@ -1018,7 +1018,10 @@ class _BlockSolver:
         x_A, lam = np.split(np.linalg.solve(system, rhs), [n_enter])
         e_B = np.ones(B.size) - Q_BA @ x_A
         e_B[R] += lam
-        x_B = cho_solve(self.factor, e_B, check_finite=False)  # Q_BB^{-1}(e - Q_BA x_A + E_R lam)
+        # Q_BB^{-1}(e - Q_BA x_A + E_R lam), by two triangular solves: they read the C-ordered
+        # factor as its transpose, where cho_solve would copy it to Fortran order first.
+        x_B = solve_triangular(self.factor[0], e_B, lower=True, check_finite=False)
+        x_B = solve_triangular(self.factor[0], x_B, lower=True, trans="T", check_finite=False)
         u = np.zeros(len(self.Q))
         u[B] = x_B
         u[A] = x_A
