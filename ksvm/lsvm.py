@@ -1056,8 +1056,10 @@ _FIRST_FREE_SLACK = 0.2
 def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
 
-    Returns ``(u, steps, converged)`` with ``u`` on ``points``; ``steps`` counts
-    the active-set steps of this level only.
+    Returns ``(u, steps, converged, Ku)`` with ``u`` on ``points``; ``steps`` counts
+    the active-set steps of this level only; ``Ku`` is the last :func:`_gradient`'s
+    ``K[:, S] (d u)_S`` on all the points of ``columns`` (None if not converged), which
+    the level above, whose start is this ``u``, needs as it is.
     """
     m = points.size
     if warm_start and m > _WARM_START_SIZE:
@@ -1066,11 +1068,12 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
         with warnings.catch_warnings():  # a start, however rough, cannot change the answer
             warnings.simplefilter("ignore", ConvergenceWarning)
-            u_half, _, _ = _working_set(columns, dd, nu, points[half], itmax, tol, True, counter)
+            u_half, _, _, Ku = _working_set(columns, dd, nu, points[half], itmax, tol, True,
+                                            counter)
         u = np.zeros(m)
         u[half] = u_half
         support = u > 0
-        g = _gradient(columns, dd, nu, points, u, support, counter)
+        g, Ku = _gradient(columns, dd, nu, points, u, support, counter, Ku)
         work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
         # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu on its
         # support, -g_i elsewhere.  Deepest inside the margin first: the points that
@@ -1086,7 +1089,7 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
     solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter))
-    steps, converged = 0, False
+    steps, converged, Ku = 0, False, None
     while steps < itmax:
         with warnings.catch_warnings(record=True):
             warnings.simplefilter("always", ConvergenceWarning)
@@ -1098,7 +1101,7 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         if not inner.converged:
             break
         support = u > 0
-        g = _gradient(columns, dd, nu, points, u, support, counter)
+        g, Ku = _gradient(columns, dd, nu, points, u, support, counter)
         outside = np.ones(m, dtype=bool)
         outside[work] = False
         violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
@@ -1110,18 +1113,21 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         work = np.concatenate([work, violators])
         solver.grow(_dual_block(columns, dd, nu, points[work], solver.Q, counter))
         free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
-    return u, steps, converged
+    return u, steps, converged, (Ku if converged else None)
 
 
-def _gradient(columns, dd, nu, points, u, support, counter):
-    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``.
+def _gradient(columns, dd, nu, points, u, support, counter, Ku=None):
+    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``,
+    and ``Ku = K[:, S] (d u)_S`` on all the points of ``columns`` (``S = points[support]``).
 
     From the rows of the support vectors: those in the cache are read in place and
     the others computed (and cached), so a cache smaller than the support vectors'
-    rows costs only the rows that are missing at each call."""
-    S = points[support]
-    Ku = columns.dot(S, dd[S] * u[support])
-    return u / nu + dd[points] * Ku[points] - 1.0
+    rows costs only the rows that are missing at each call.  A ``Ku`` given (the
+    lower level's, for the same ``u``) is used as it is."""
+    if Ku is None:
+        S = points[support]
+        Ku = columns.dot(S, dd[S] * u[support])
+    return u / nu + dd[points] * Ku[points] - 1.0, Ku
 
 
 def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
@@ -1201,7 +1207,8 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
     itmax, tol = _check_itmax_tol(itmax, tol)
     rows_before = columns.n_rows_computed
     counter = [0]  # kernel values computed outside the cache of rows
-    u, steps, converged = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start, counter)
+    u, steps, converged, _ = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start,
+                                          counter)
     if not converged:
         warnings.warn(
             f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
