@@ -81,14 +81,15 @@ class RBFBlock:
         ext[:, -1] *= -self.gamma
         self._B, self._B_ext = B, ext
 
-    def __call__(self, A, B):
+    def __call__(self, A, B, out=None):
+        """``k(A, B)``, written into ``out`` (C-ordered, ``len(A) x len(B)``) if given."""
         if B is not self._B:
             self._extend(B)
         A_ext = np.empty((A.shape[0], A.shape[1] + 2))
         A_ext[:, :-2] = A
         A_ext[:, -2] = np.einsum("ij,ij->i", A, A)
         A_ext[:, -1] = 1.0
-        D = A_ext @ self._B_ext.T  # -gamma ||a - b||^2, to rounding
+        D = np.matmul(A_ext, self._B_ext.T, out=out)  # -gamma ||a - b||^2, to rounding
         np.minimum(D, 0.0, out=D)
         return np.exp(D, out=D)
 
@@ -167,6 +168,7 @@ class KernelColumns:
         self._clock = 0
         self._filled = 0
         self.n_rows_computed = 0
+        self._scratch = None  # rows computed by dot, reused: no fresh pages at each call
         self.diagonal = self._diagonal()
 
     @property
@@ -192,6 +194,39 @@ class KernelColumns:
             chunk = points[start : start + step]
             out[start : start + len(chunk)] = self.kernel(self.X[chunk], self.X)
         self.n_rows_computed += len(points)
+        return out
+
+    def _scratch_rows(self, points):
+        """``K[points, :]`` (at most one block) in an array kept from call to call, valid
+        until the next call: a large new array costs the operating system's mapping of
+        its pages at every call, about what computing RBF values in it costs."""
+        n = len(points)
+        if self._scratch is None or self._scratch.shape[0] < n:
+            step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+            self._scratch = np.empty((min(max(n, step), self.m), self.m))
+        out = self._scratch[:n]
+        if isinstance(self.kernel, RBFBlock):
+            self.kernel(self.X[points], self.X, out=out)
+        else:
+            out[...] = self.kernel(self.X[points], self.X)
+        self.n_rows_computed += n
+        return out
+
+    def _fill(self, points):
+        """Compute ``K[points, :]`` straight into the next free slots of the store (there
+        must be room) and return them: no copy."""
+        start, n = self._filled, len(points)
+        out = self._store[start : start + n]
+        if isinstance(self.kernel, RBFBlock):
+            self.kernel(self.X[points], self.X, out=out)
+        else:
+            out[...] = self.kernel(self.X[points], self.X)
+        self.n_rows_computed += n
+        slots = np.arange(start, start + n)
+        self._owner[slots] = points
+        self._slot[points] = slots
+        self._used[slots] = self._clock
+        self._filled = start + n
         return out
 
     def _store_rows(self, points, rows, keep):
@@ -312,8 +347,11 @@ class KernelColumns:
             step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
             for start in range(0, missing.size, step):
                 chunk = missing[start : start + step]
-                computed = self.kernel(self.X[chunk], self.X)
-                self.n_rows_computed += chunk.size
+                if self.capacity - self._filled >= chunk.size:  # room: compute them in place
+                    computed = self._fill(chunk)
+                    result += weights[start : start + step] @ computed
+                    continue
+                computed = self._scratch_rows(chunk)
                 result += weights[start : start + step] @ computed
                 self._store_rows(chunk, computed, keep=slots[hit])
         return result

@@ -895,6 +895,13 @@ def lsvm_kernel_newton(
     return active_set(solve_free, Q_times, m, itmax, tol, return_history, free=free)
 
 
+def _cholesky_lower(M):
+    """The lower Cholesky factor of a C-ordered symmetric ``M``, in place (``M`` is lost),
+    in Fortran order: LAPACK factors ``M.T``, which is ``M`` in Fortran order, where
+    scipy would first copy a C-ordered array."""
+    return cholesky(M.T, "Q = I/nu + D K D", overwrite=True)[0]
+
+
 class _BlockSolver:
     """``Q_FF^{-1} e_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``.
 
@@ -946,8 +953,11 @@ class _BlockSolver:
             order = np.concatenate([self.base_idx[stay], enter])
         tail = order[p:]
         if p == 0:
-            QF = self.Q.copy() if order.size == len(self.Q) else self.Q[np.ix_(order, order)]
-            factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)[0]
+            if order.size and order[-1] == order.size - 1:  # a leading block (W is ordered)
+                QF = self.Q[: order.size, : order.size].copy()
+            else:
+                QF = self.Q[np.ix_(order, order)]
+            factor = _cholesky_lower(QF)
         else:
             old = self.factor[0]
             n_stay = int(stay[p:].sum())
@@ -993,6 +1003,13 @@ class _BlockSolver:
         n, k = self.base_idx.size, n_enter + n_leave
         refactor = self._refactor_flops(free, n_enter, n_leave)
         if k > self.UPDATE_FRACTION * n or refactor < n * k * (n + 2 * k):
+            # Many enter: border the factor with them first (its leading n columns stay),
+            # if the few that leave can then be handled by the update, for fewer flops.
+            a, r, n_a = n_enter, n_leave, n + n_enter
+            border = n * n * a + a * a * n + a**3 / 3 + n_a * r * (n_a + 2 * r)
+            if a and r <= self.UPDATE_FRACTION * n_a and border < refactor:
+                self._factor(self.base | enter)
+                return self(free)
             return self._factor(free)
         if n_enter + n_leave == 0:
             u = np.zeros(len(self.Q))
