@@ -169,11 +169,18 @@ class KernelColumns:
         self._filled = 0
         self.n_rows_computed = 0
         self._scratch = None  # rows computed by dot, reused: no fresh pages at each call
-        self.diagonal = self._diagonal()
+        self._diag = None
 
     @property
     def cache_bytes(self):
         return self._filled * self.m * 8
+
+    @property
+    def diagonal(self):
+        """``k(x_i, x_i)``, computed at the first use (a solver may need none of it)."""
+        if self._diag is None:
+            self._diag = self._diagonal()
+        return self._diag
 
     def _diagonal(self):
         """``k(x_i, x_i)`` from small square blocks (never a whole row per point)."""

@@ -1018,12 +1018,19 @@ class _BlockSolver:
         B, A = self.base_idx, np.flatnonzero(enter)
         R = np.flatnonzero(leave[B])  # positions in B
         Q_BA = self.Q[np.ix_(B, A)]
-        C = np.zeros((B.size, n_enter + n_leave))
-        C[:, :n_enter] = Q_BA
-        C[R, n_enter + np.arange(n_leave)] = 1.0
-        # With Y = L^{-1} [Q_BA  E_R] (one triangular solve), the blocks of the system
-        # are the products Y'Y: C' Q_BB^{-1} C = Y'Y.
-        Y = solve_triangular(self.factor[0], C, lower=True, check_finite=False)
+        L = self.factor[0]
+        # With Y = L^{-1} [Q_BA  E_R] (triangular solves), the blocks of the system are
+        # the products Y'Y: C' Q_BB^{-1} C = Y'Y.  L^{-1} E_R is 0 above the first
+        # position r of R (L is lower triangular): only L's trailing block from r is
+        # used, and the points that leave are mostly near the end of B.
+        Y = np.zeros((B.size, n_enter + n_leave))
+        if n_enter:
+            Y[:, :n_enter] = solve_triangular(L, Q_BA, lower=True, check_finite=False)
+        if n_leave:
+            r = R[0]
+            E = np.zeros((B.size - r, n_leave))
+            E[R - r, np.arange(n_leave)] = 1.0
+            Y[r:, n_enter:] = solve_triangular(L[r:, r:], E, lower=True, check_finite=False)
         G = Y.T @ Y
         V = G[n_enter:, :n_enter]  # (Q_BB^{-1} Q_BA)_R
         system = np.empty((n_enter + n_leave, n_enter + n_leave))
