@@ -352,15 +352,24 @@ class KernelColumns:
             # Block by block, each cached as it is used: no array of all the missing
             # rows (more than the cache holds, when the cache is too small for them).
             step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+            keep, room = slots[hit], True
             for start in range(0, missing.size, step):
                 chunk = missing[start : start + step]
                 if self.capacity - self._filled >= chunk.size:  # room: compute them in place
                     computed = self._fill(chunk)
                     result += weights[start : start + step] @ computed
+                    keep = np.concatenate([keep, self._slot[chunk]])
                     continue
                 computed = self._scratch_rows(chunk)
                 result += weights[start : start + step] @ computed
-                self._store_rows(chunk, computed, keep=slots[hit])
+                if room:
+                    # Rows of this request push out only other rows: once the cache holds
+                    # nothing else, the rest are not stored (with more rows than the cache
+                    # holds, each would push out one that the next call reads again).
+                    self._store_rows(chunk, computed, keep=keep)
+                    stored = self._slot[chunk]
+                    keep = np.concatenate([keep, stored[stored >= 0]])
+                    room = keep.size < self.capacity
         return result
 
     def submatrix(self, idx):
