@@ -968,7 +968,10 @@ class _BlockSolver:
                     old[:p, :p], self.Q[np.ix_(order[:p], tail[n_stay:])], lower=True,
                     check_finite=False,
                 ).T
-            factor = np.empty((order.size, order.size))  # only the lower half is read
+            # Only the lower half is read; in the old factor's memory order, so that its
+            # leading block is copied by contiguous columns (or rows), not transposed.
+            factor = np.empty((order.size, order.size),
+                              order="F" if old.flags.f_contiguous else "C")
             factor[:p, :p] = old[:p, :p]
             factor[p:, :p] = L_T
             if tail.size:
