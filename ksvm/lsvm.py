@@ -76,7 +76,7 @@ from ._validation import (
     optional,
 )
 from .base import _ALWAYS_PSD, BaseKernelClassifier
-from .columns import KernelColumns
+from .columns import KernelColumns, RBFBlock
 from .kernels import resolve_gamma
 from .mercer import cholesky
 
@@ -895,6 +895,13 @@ def lsvm_kernel_newton(
     return active_set(solve_free, Q_times, m, itmax, tol, return_history, free=free)
 
 
+def _cholesky_lower(M):
+    """The lower Cholesky factor of a C-ordered symmetric ``M``, in place (``M`` is lost),
+    in Fortran order: LAPACK factors ``M.T``, which is ``M`` in Fortran order, where
+    scipy would first copy a C-ordered array."""
+    return cholesky(M.T, "Q = I/nu + D K D", overwrite=True)[0]
+
+
 class _BlockSolver:
     """``Q_FF^{-1} e_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``.
 
@@ -946,8 +953,11 @@ class _BlockSolver:
             order = np.concatenate([self.base_idx[stay], enter])
         tail = order[p:]
         if p == 0:
-            QF = self.Q.copy() if order.size == len(self.Q) else self.Q[np.ix_(order, order)]
-            factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)[0]
+            if order.size and order[-1] == order.size - 1:  # a leading block (W is ordered)
+                QF = self.Q[: order.size, : order.size].copy()
+            else:
+                QF = self.Q[np.ix_(order, order)]
+            factor = _cholesky_lower(QF)
         else:
             old = self.factor[0]
             n_stay = int(stay[p:].sum())
@@ -958,7 +968,10 @@ class _BlockSolver:
                     old[:p, :p], self.Q[np.ix_(order[:p], tail[n_stay:])], lower=True,
                     check_finite=False,
                 ).T
-            factor = np.empty((order.size, order.size))  # cho_solve reads the lower half
+            # Only the lower half is read; in the old factor's memory order, so that its
+            # leading block is copied by contiguous columns (or rows), not transposed.
+            factor = np.empty((order.size, order.size),
+                              order="F" if old.flags.f_contiguous else "C")
             factor[:p, :p] = old[:p, :p]
             factor[p:, :p] = L_T
             if tail.size:
@@ -993,6 +1006,13 @@ class _BlockSolver:
         n, k = self.base_idx.size, n_enter + n_leave
         refactor = self._refactor_flops(free, n_enter, n_leave)
         if k > self.UPDATE_FRACTION * n or refactor < n * k * (n + 2 * k):
+            # Many enter: border the factor with them first (its leading n columns stay),
+            # if the few that leave can then be handled by the update, for fewer flops.
+            a, r, n_a = n_enter, n_leave, n + n_enter
+            border = n * n * a + a * a * n + a**3 / 3 + n_a * r * (n_a + 2 * r)
+            if a and r <= self.UPDATE_FRACTION * n_a and border < refactor:
+                self._factor(self.base | enter)
+                return self(free)
             return self._factor(free)
         if n_enter + n_leave == 0:
             u = np.zeros(len(self.Q))
@@ -1001,12 +1021,19 @@ class _BlockSolver:
         B, A = self.base_idx, np.flatnonzero(enter)
         R = np.flatnonzero(leave[B])  # positions in B
         Q_BA = self.Q[np.ix_(B, A)]
-        C = np.zeros((B.size, n_enter + n_leave))
-        C[:, :n_enter] = Q_BA
-        C[R, n_enter + np.arange(n_leave)] = 1.0
-        # With Y = L^{-1} [Q_BA  E_R] (one triangular solve), the blocks of the system
-        # are the products Y'Y: C' Q_BB^{-1} C = Y'Y.
-        Y = solve_triangular(self.factor[0], C, lower=True, check_finite=False)
+        L = self.factor[0]
+        # With Y = L^{-1} [Q_BA  E_R] (triangular solves), the blocks of the system are
+        # the products Y'Y: C' Q_BB^{-1} C = Y'Y.  L^{-1} E_R is 0 above the first
+        # position r of R (L is lower triangular): only L's trailing block from r is
+        # used, and the points that leave are mostly near the end of B.
+        Y = np.zeros((B.size, n_enter + n_leave))
+        if n_enter:
+            Y[:, :n_enter] = solve_triangular(L, Q_BA, lower=True, check_finite=False)
+        if n_leave:
+            r = R[0]
+            E = np.zeros((B.size - r, n_leave))
+            E[R - r, np.arange(n_leave)] = 1.0
+            Y[r:, n_enter:] = solve_triangular(L[r:, r:], E, lower=True, check_finite=False)
         G = Y.T @ Y
         V = G[n_enter:, :n_enter]  # (Q_BB^{-1} Q_BA)_R
         system = np.empty((n_enter + n_leave, n_enter + n_leave))
@@ -1018,7 +1045,10 @@ class _BlockSolver:
         x_A, lam = np.split(np.linalg.solve(system, rhs), [n_enter])
         e_B = np.ones(B.size) - Q_BA @ x_A
         e_B[R] += lam
-        x_B = cho_solve(self.factor, e_B, check_finite=False)  # Q_BB^{-1}(e - Q_BA x_A + E_R lam)
+        # Q_BB^{-1}(e - Q_BA x_A + E_R lam), by two triangular solves: they read the C-ordered
+        # factor as its transpose, where cho_solve would copy it to Fortran order first.
+        x_B = solve_triangular(self.factor[0], e_B, lower=True, check_finite=False)
+        x_B = solve_triangular(self.factor[0], x_B, lower=True, trans="T", check_finite=False)
         u = np.zeros(len(self.Q))
         u[B] = x_B
         u[A] = x_A
@@ -1053,8 +1083,10 @@ _FIRST_FREE_SLACK = 0.2
 def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
 
-    Returns ``(u, steps, converged)`` with ``u`` on ``points``; ``steps`` counts
-    the active-set steps of this level only.
+    Returns ``(u, steps, converged, Ku)`` with ``u`` on ``points``; ``steps`` counts
+    the active-set steps of this level only; ``Ku`` is the last :func:`_gradient`'s
+    ``K[:, S] (d u)_S`` on all the points of ``columns`` (None if not converged), which
+    the level above, whose start is this ``u``, needs as it is.
     """
     m = points.size
     if warm_start and m > _WARM_START_SIZE:
@@ -1063,11 +1095,12 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
         with warnings.catch_warnings():  # a start, however rough, cannot change the answer
             warnings.simplefilter("ignore", ConvergenceWarning)
-            u_half, _, _ = _working_set(columns, dd, nu, points[half], itmax, tol, True, counter)
+            u_half, _, _, Ku = _working_set(columns, dd, nu, points[half], itmax, tol, True,
+                                            counter)
         u = np.zeros(m)
         u[half] = u_half
         support = u > 0
-        g = _gradient(columns, dd, nu, points, u, support, counter)
+        g, Ku = _gradient(columns, dd, nu, points, u, support, counter, Ku)
         work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
         # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu on its
         # support, -g_i elsewhere.  Deepest inside the margin first: the points that
@@ -1083,7 +1116,7 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
     solver = _BlockSolver(_dual_block(columns, dd, nu, points[work], counter=counter))
-    steps, converged = 0, False
+    steps, converged, Ku = 0, False, None
     while steps < itmax:
         with warnings.catch_warnings(record=True):
             warnings.simplefilter("always", ConvergenceWarning)
@@ -1095,7 +1128,7 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         if not inner.converged:
             break
         support = u > 0
-        g = _gradient(columns, dd, nu, points, u, support, counter)
+        g, Ku = _gradient(columns, dd, nu, points, u, support, counter)
         outside = np.ones(m, dtype=bool)
         outside[work] = False
         violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
@@ -1107,18 +1140,21 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         work = np.concatenate([work, violators])
         solver.grow(_dual_block(columns, dd, nu, points[work], solver.Q, counter))
         free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
-    return u, steps, converged
+    return u, steps, converged, (Ku if converged else None)
 
 
-def _gradient(columns, dd, nu, points, u, support, counter):
-    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``.
+def _gradient(columns, dd, nu, points, u, support, counter, Ku=None):
+    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``,
+    and ``Ku = K[:, S] (d u)_S`` on all the points of ``columns`` (``S = points[support]``).
 
     From the rows of the support vectors: those in the cache are read in place and
     the others computed (and cached), so a cache smaller than the support vectors'
-    rows costs only the rows that are missing at each call."""
-    S = points[support]
-    Ku = columns.dot(S, dd[S] * u[support])
-    return u / nu + dd[points] * Ku[points] - 1.0
+    rows costs only the rows that are missing at each call.  A ``Ku`` given (the
+    lower level's, for the same ``u``) is used as it is."""
+    if Ku is None:
+        S = points[support]
+        Ku = columns.dot(S, dd[S] * u[support])
+    return u / nu + dd[points] * Ku[points] - 1.0, Ku
 
 
 def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
@@ -1198,7 +1234,8 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
     itmax, tol = _check_itmax_tol(itmax, tol)
     rows_before = columns.n_rows_computed
     counter = [0]  # kernel values computed outside the cache of rows
-    u, steps, converged = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start, counter)
+    u, steps, converged, _ = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start,
+                                          counter)
     if not converged:
         warnings.warn(
             f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
@@ -1379,7 +1416,11 @@ class LagrangianSVC(BaseKernelClassifier):
             self._gamma = resolve_gamma(self.gamma, self._gamma_data(X, points)) \
                 if self._uses_gamma() else None
             self.X_fit_ = X
-            columns = KernelColumns(self._kernel_function(), points, cache_size=p["cache_size"])
+            if self.kernel == "rbf":  # libsvm's formula, on X: the -1 of G cancels in ||g - h||
+                columns = KernelColumns(RBFBlock(self._gamma, X), X, cache_size=p["cache_size"])
+            else:
+                columns = KernelColumns(self._kernel_function(), points,
+                                        cache_size=p["cache_size"])
             nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
             result = lsvm_kernel_columns(columns, d, nu, **options)
             # The solution is exact (to the sign test's tol), so u_i > 0 exactly where

@@ -65,6 +65,7 @@ from ._validation import (
 )
 from .base import BaseKernelClassifier
 from .columns import KernelColumns
+from .columns import RBFBlock as _rbf_rows  # libsvm's formula: _rbf_rows(gamma, X)
 from .kernels import resolve_gamma
 from .mercer import require_psd
 
@@ -396,31 +397,6 @@ def smo(
         converged=converged,
         history=np.array(history) if return_history else None,
     )
-
-
-def _rbf_rows(gamma, X):
-    """``k(A, B) = exp(-gamma ||a - b||^2)`` as libsvm computes it:
-    ``||a||^2 + ||b||^2 - 2 a'b`` through one matrix product, clipped at 0,
-    with the squared norms of the training points ``X`` computed once.
-
-    :func:`ksvm.kernels.rbf_kernel` recomputes the entries that cancel (nearby
-    points) from the differences, for a small relative error in the distance;
-    in the kernel value that error is below ``gamma * eps * (||a||^2 + ||b||^2)``
-    in absolute terms either way, so for the rows SMO asks for this cheaper
-    form (four passes over the block) is as good, and it is libsvm's.
-    """
-    X_norms = np.einsum("ij,ij->i", X, X)
-
-    def kernel(A, B):
-        D = A @ B.T
-        D *= 2.0
-        D -= np.einsum("ij,ij->i", A, A)[:, None]
-        D -= (X_norms if B is X else np.einsum("ij,ij->i", B, B))[None, :]
-        np.minimum(D, 0.0, out=D)
-        D *= gamma
-        return np.exp(D, out=D)
-
-    return kernel
 
 
 class _Prefetch:

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ksvm.columns import KernelColumns
-from ksvm.kernels import make_kernel
+from ksvm.columns import KernelColumns, RBFBlock
+from ksvm.kernels import make_kernel, rbf_kernel
 
 
 def data(m=40, n=3, seed=0):
@@ -119,3 +119,73 @@ def test_fetch_caches_without_returning():
     np.testing.assert_allclose(cols.row(4), k(X, X)[4], rtol=1e-13)
     cols.fetch([4])
     assert cols.n_rows_computed == 2
+
+
+def _rbf_bound(A, B, gamma):
+    """The error RBFBlock may make: a few gamma * eps * (||a||^2 + ||b||^2), the rounding
+    of ||a||^2 + ||b||^2 - 2 a'b, which the formula does not recompute where it cancels,
+    and a few eps for the rounding of exp itself (values at most 1)."""
+    norms = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+    return np.finfo(float).eps * (8 * gamma * norms + 4)
+
+
+@pytest.mark.parametrize("gamma", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("shift", [0.0, 5.0])
+def test_rbf_block_is_the_rbf_kernel_to_its_rounding(gamma, shift):
+    X = data(m=60, n=4, seed=3) * 0.3 + shift
+    X[7] = X[3] + 1e-9  # nearly equal points: the subtraction cancels
+    exact = rbf_kernel(X, gamma=gamma)  # recomputes cancelling distances
+    k = RBFBlock(gamma, X)
+    rows = np.array([3, 7, 0, 59])
+    err = np.abs(k(X[rows], X) - exact[rows])
+    assert np.all(err <= _rbf_bound(X[rows], X, gamma))
+    Y = X[10:25]  # other points than X: their extended form is made at the call
+    assert np.all(np.abs(k(X[:5], Y) - exact[:5, 10:25]) <= _rbf_bound(X[:5], Y, gamma))
+    out = np.empty((4, 60))
+    assert k(X[rows], X, out=out) is out  # and X's again, after Y
+    np.testing.assert_array_equal(out, k(X[rows], X))
+    assert np.all(out <= 1.0) and np.all(out > 0.0)  # clipped: no distance below 0
+
+
+def test_rbf_block_hand_checkable_and_bad_gamma():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    K = RBFBlock(0.5)(X, X)
+    np.testing.assert_allclose(K[0], [1.0, np.exp(-0.5), np.exp(-2.0)], rtol=1e-15)
+    np.testing.assert_allclose(K[1, 2], np.exp(-2.5), rtol=1e-15)
+    with pytest.raises(ValueError, match="gamma"):
+        RBFBlock(0.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    requests=st.lists(st.lists(st.integers(0, 59), min_size=1, max_size=60), min_size=1,
+                      max_size=8),
+    capacity=st.integers(1, 70),
+    block_rows=st.integers(1, 8),
+)
+def test_dot_with_rbf_blocks_and_any_cache_gives_the_gram_matrix(requests, capacity,
+                                                                 block_rows):
+    # Requests larger than the cache, rows computed in place into free slots or in the
+    # scratch block, blocks of a few rows: K[:, idx] @ v and a bounded cache throughout.
+    import ksvm.columns as columns_module
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns_module, "_BLOCK_BYTES", block_rows * 60 * 8)
+        _check_dot_requests(requests, capacity)
+
+
+def _check_dot_requests(requests, capacity):
+    X = data(m=60, n=2, seed=4)
+    K = rbf_kernel(X, gamma=2.0)
+    cols = KernelColumns(RBFBlock(2.0, X), X, cache_size=capacity * 60 * 8 / 2**20)
+    rng = np.random.default_rng(1)
+    for idx in requests:
+        idx = np.array(idx)
+        v = rng.normal(size=idx.size)
+        np.testing.assert_allclose(cols.dot(idx, v), K[:, idx] @ v, rtol=0,
+                                   atol=1e-12 * max(1.0, np.abs(v).sum()))
+        assert cols.cache_bytes <= cols.capacity * 60 * 8
+        cached = np.flatnonzero(cols._slot >= 0)
+        np.testing.assert_allclose(cols._store[cols._slot[cached]], K[cached], atol=1e-13)
+    cached = np.flatnonzero(cols._slot >= 0)
+    assert np.array_equal(np.sort(cols._owner[cols._slot[cached]]), cached)
