@@ -38,7 +38,9 @@ an iteration needs come from a cache of kernel rows with a memory budget
 (:class:`ksvm.columns.KernelColumns`), computed a few at a time through BLAS,
 and once it has shrunk it works on their active entries only; it is what
 :class:`SoftMarginSVC` uses when the Gram matrix would not fit in its
-``cache_size``.
+``cache_size``.  The two differ only in where the rows of ``K`` come from:
+the choice of the pair, its step and the test for setting variables aside
+are written once, in ``_ActiveSet``, and both call them.
 
 References
 ----------
@@ -212,17 +214,17 @@ class _ActiveSet:
         self.alpha, self.F, self.diag, self.C = alpha, F, diag, C
         self.is_pos = pos.tolist()  # Python scalars are much faster in pair_step()
         self.up_pen, self.low_pen = _penalties(alpha, pos, C)
-        # work arrays, reused at every iteration
-        self.F_up, self.F_low, self.score, self.curv = (np.empty(alpha.size) for _ in range(4))
+        m = alpha.size  # work arrays, reused at every iteration:
+        self.F_up, self.F_low, self.score, self.curv = (np.empty(m) for _ in range(4))
 
     def violating_pair(self):
         """``i = argmax F`` over ``I_up``, ``j = argmin F`` over ``I_low``, and
         the KKT violation ``F_i - F_j``."""
-        np.add(self.F, self.up_pen, out=self.F_up)
+        np.add(self.F, self.up_pen, out=self.F_up)  # F on I_up, -inf elsewhere
         i = int(np.argmax(self.F_up))
-        np.add(self.F, self.low_pen, out=self.F_low)
+        np.add(self.F, self.low_pen, out=self.F_low)  # F on I_low, +inf elsewhere
         j = int(np.argmin(self.F_low))
-        return i, j, self.F_up[i] - self.F_low[j]
+        return i, j, self.F_up[i] - self.F_low[j]  # the KKT gap m - M
 
     def out_of_race(self, i, j):
         """The variables to set aside (shrinking), given the violating pair.
@@ -233,15 +235,17 @@ class _ActiveSet:
         of the race for now.  Likewise for ``I_low`` alone and ``F`` above
         ``max_{I_up} F``.
         """
+        F = self.F
         only_up = np.isfinite(self.up_pen) & ~np.isfinite(self.low_pen)
         only_low = np.isfinite(self.low_pen) & ~np.isfinite(self.up_pen)
-        return (only_up & (self.F < self.F_low[j])) | (only_low & (self.F > self.F_up[i]))
+        return (only_up & (F < self.F_low[j])) | (only_low & (F > self.F_up[i]))
 
     def second_order_j(self, i, Ki):
         """The second index by the second-order rule: the ``t`` in ``I_low``
         with ``F_t < F_i`` of largest gain ``(F_i - F_t)^2 / a_it``, where
         ``a_it = K_ii + K_tt - 2 K_it`` is the curvature (at least tau:
         ``a_ii = 0``, and rounding can make ``a_it <= 0``)."""
+        # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i, else 0
         score = self.score
         np.subtract(self.F[i], self.F_low, out=score)  # -inf outside I_low
         np.maximum(score, 0.0, out=score)
