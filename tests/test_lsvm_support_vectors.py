@@ -73,3 +73,15 @@ def test_unfitted_has_no_support_vectors():
     assert not hasattr(clf, "support_vectors_")
     with pytest.raises(AttributeError, match="support_vectors_"):
         clf.support_vectors_
+
+
+def test_a_dask_fit_sets_them_lazily_on_the_cluster_and_a_refit_in_memory_resets(data):
+    da = pytest.importorskip("dask.array")
+    X, y = data
+    A, d = da.from_array(X, chunks=(1000, -1)), da.from_array(y, chunks=1000)
+    clf = LagrangianSVC(nu=1.0).fit(A, d)
+    assert isinstance(clf.support_vectors_, da.Array)
+    assert_array_equal(clf.support_vectors_.compute(), X[clf.support_.compute()])
+    clf.fit(X, y)
+    assert isinstance(clf.support_vectors_, np.ndarray)
+    assert_array_equal(clf.support_vectors_, X[clf.support_])
