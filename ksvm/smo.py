@@ -212,19 +212,21 @@ class _ActiveSet:
 
     def __init__(self, alpha, F, pos, diag, C):
         self.alpha, self.F, self.diag, self.C = alpha, F, diag, C
-        self.is_pos = pos.tolist()  # Python scalars are much faster in pair_step()
+        self.is_pos = pos.tolist()  # Python bools: faster in pair_step()
         self.up_pen, self.low_pen = _penalties(alpha, pos, C)
         m = alpha.size  # work arrays, reused at every iteration:
-        self.F_up, self.F_low, self.score, self.curv = (np.empty(m) for _ in range(4))
+        self.F_up, self.F_low = np.empty(m), np.empty(m)
+        self.score, self.curv = np.empty(m), np.empty(m)
 
     def violating_pair(self):
         """``i = argmax F`` over ``I_up``, ``j = argmin F`` over ``I_low``, and
         the KKT violation ``F_i - F_j``."""
-        np.add(self.F, self.up_pen, out=self.F_up)  # F on I_up, -inf elsewhere
-        i = int(np.argmax(self.F_up))
-        np.add(self.F, self.low_pen, out=self.F_low)  # F on I_low, +inf elsewhere
-        j = int(np.argmin(self.F_low))
-        return i, j, self.F_up[i] - self.F_low[j]  # the KKT gap m - M
+        F_up, F_low = self.F_up, self.F_low
+        np.add(self.F, self.up_pen, out=F_up)  # -inf outside I_up
+        i = int(np.argmax(F_up))
+        np.add(self.F, self.low_pen, out=F_low)  # +inf outside I_low
+        j = int(np.argmin(F_low))
+        return i, j, F_up[i] - F_low[j]  # the KKT gap m - M
 
     def out_of_race(self, i, j):
         """The variables to set aside (shrinking), given the violating pair.
@@ -235,17 +237,18 @@ class _ActiveSet:
         of the race for now.  Likewise for ``I_low`` alone and ``F`` above
         ``max_{I_up} F``.
         """
-        F = self.F
+        F, F_up, F_low = self.F, self.F_up, self.F_low
         only_up = np.isfinite(self.up_pen) & ~np.isfinite(self.low_pen)
         only_low = np.isfinite(self.low_pen) & ~np.isfinite(self.up_pen)
-        return (only_up & (F < self.F_low[j])) | (only_low & (F > self.F_up[i]))
+        return (only_up & (F < F_low[j])) | (only_low & (F > F_up[i]))
 
     def second_order_j(self, i, Ki):
         """The second index by the second-order rule: the ``t`` in ``I_low``
         with ``F_t < F_i`` of largest gain ``(F_i - F_t)^2 / a_it``, where
         ``a_it = K_ii + K_tt - 2 K_it`` is the curvature (at least tau:
         ``a_ii = 0``, and rounding can make ``a_it <= 0``)."""
-        # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i, else 0
+        # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i,
+        # 0 for the other t
         score = self.score
         np.subtract(self.F[i], self.F_low, out=score)  # -inf outside I_low
         np.maximum(score, 0.0, out=score)
@@ -420,7 +423,7 @@ def smo(
             if shrinking and countdown <= 0:
                 countdown = shrink_every
                 drop = act.out_of_race(i, j)
-                if drop.sum() > active.size // 2:  # worth a fresh copy of the Gram block
+                if drop.sum() > active.size // 2:  # worth a new, smaller copy of K
                     break
             if second_order:
                 j = act.second_order_j(i, Ka[i])
