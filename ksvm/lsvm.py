@@ -1451,6 +1451,38 @@ class LagrangianSVC(BaseKernelClassifier):
         self.solver_ = "newton" if newton else "fixed-point"
         return self
 
+    def _set_solution(self, weights, intercept, n_iter, converged, *, support=None, coef=None):
+        """As :meth:`BaseKernelClassifier._set_solution`, except that with the linear
+        kernel ``support_vectors_`` is gathered from ``X_fit_`` on first access:
+        prediction needs only ``coef_``, and at ``nu = 1/m`` every point can be a
+        support vector, so that a copy made in ``fit`` would be the whole of ``X``."""
+        if self.kernel != "linear":
+            super()._set_solution(weights, intercept, n_iter, converged, support=support, coef=coef)
+            return
+        X_fit, self.X_fit_ = self.X_fit_, None  # the base copies no rows without X_fit_
+        try:
+            super()._set_solution(weights, intercept, n_iter, converged, support=support, coef=coef)
+        finally:
+            self.X_fit_ = X_fit
+        self.support_vectors_ = None  # X_fit_[support_], gathered when first asked for
+
+    @property
+    def support_vectors_(self):
+        """``X_fit_[support_]``; with the linear kernel gathered on first access."""
+        try:
+            rows = self.__dict__["_support_vectors"]
+        except KeyError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'support_vectors_'"
+            ) from None
+        if rows is None:
+            rows = self._support_vectors = self.X_fit_[self.support_]
+        return rows
+
+    @support_vectors_.setter
+    def support_vectors_(self, rows):
+        self._support_vectors = rows
+
     def _psd_by_theory(self):
         """A named kernel whose Gram matrix is PSD for every parameter value: the
         Newton solver then needs no Gram matrix (nor its PSD check)."""

@@ -14,7 +14,7 @@ from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
 from ksvm.primal import primal_hinge, primal_objective, primal_qp
 from ksvm.columns import KernelColumns
-from ksvm.smo import _rbf_rows, dual_objective, smo, smo_rows
+from ksvm.smo import _ActiveSet, _ActiveSetBLAS, _rbf_rows, dual_objective, smo, smo_rows
 
 from .conftest import frozen
 
@@ -307,6 +307,52 @@ def test_precomputed_test_kernel_of_wrong_shape():
     clf = SoftMarginSVC(kernel="precomputed").fit(kernels.rbf_kernel(X), y)
     with pytest.raises(ValueError, match="one column per training sample"):
         clf.predict(np.ones((3, 39)))
+
+
+# --- the step both solvers take ----------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [_ActiveSet, _ActiveSetBLAS])
+def test_pair_step_by_hand(cls):
+    """K = I, y = (+1, -1), C = 0.4 from alpha = 0: F = y, a = 2, t = (1 - (-1)) / 2 = 1,
+    clipped to 0.4; then F = y - 0.4 (K_0 - K_1) = (0.6, -0.6), and both multipliers sit
+    at C: index 0 (y = +1) is in I_low only, index 1 (y = -1) in I_up only."""
+    y = np.array([1.0, -1.0])
+    act = cls(np.zeros(2), y.copy(), y > 0, np.ones(2), 0.4)
+    i, j, gap = act.violating_pair()
+    assert (i, j, gap) == (0, 1, 2.0)
+    K = np.eye(2)
+    assert act.second_order_j(i, K[i]) == 1
+    gain = act.pair_step(i, j, K[i], K[j])
+    assert_allclose(act.alpha, [0.4, 0.4], rtol=0, atol=1e-15)
+    assert_allclose(act.F, [0.6, -0.6], rtol=0, atol=1e-15)
+    assert gain == pytest.approx(dual_objective(act.alpha, K, y), abs=1e-15)  # 0.64
+    assert_array_equal(np.isfinite(act.up_pen), [False, True])
+    assert_array_equal(np.isfinite(act.low_pen), [True, False])
+    # optimal: m = max_{I_up} F = -0.6 <= M = min_{I_low} F = 0.6, any b in between
+    assert act.violating_pair() == (1, 0, pytest.approx(-1.2, abs=1e-15))
+
+
+@pytest.mark.parametrize("same_diag", [True, False])
+def test_the_blas_step_equals_the_numpy_step_to_rounding(rng, same_diag):
+    X, y = DATA["noisy 2-D"]
+    K = kernels.rbf_kernel(X, gamma=0.5) if same_diag else kernels.polynomial_kernel(X, degree=2)
+    C = 1.0
+    alpha = np.where(rng.random(len(y)) < 0.3, rng.random(len(y)) * C, 0.0)
+    F = y - K @ (alpha * y)
+    plain = _ActiveSet(alpha.copy(), F.copy(), y > 0, np.diag(K).copy(), C)
+    blas = _ActiveSetBLAS(alpha.copy(), F.copy(), y > 0, np.diag(K).copy(), C)
+    assert blas.same_diag == same_diag
+    for _ in range(50):
+        i, j, gap = plain.violating_pair()
+        i_b, j_b, gap_b = blas.violating_pair()
+        assert (i_b, j_b) == (i, j) and gap_b == pytest.approx(gap, rel=1e-12)
+        j = plain.second_order_j(i, K[i])
+        assert blas.second_order_j(i, K[i]) == j
+        assert blas.pair_step(i, j, K[i], K[j]) == pytest.approx(plain.pair_step(i, j, K[i], K[j]))
+        assert_allclose(blas.F, plain.F, rtol=0, atol=1e-12)
+        assert_allclose(blas.alpha, plain.alpha, rtol=0, atol=1e-12)
+    assert_allclose(plain.F, y - K @ (plain.alpha * y), rtol=0, atol=1e-10)  # F from scratch
 
 
 # --- smo_rows: the same iteration on kernel rows computed on demand ---------------
