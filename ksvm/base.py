@@ -135,7 +135,8 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
             return
         require_psd(K, why)
 
-    def _set_solution(self, weights, intercept, n_iter, converged, *, support=None, coef=None):
+    def _set_solution(self, weights, intercept, n_iter, converged, *, support=None, coef=None,
+                      gather=True):
         """Record the solution in the attributes of the contract.
 
         Parameters
@@ -151,6 +152,10 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         coef : ndarray of shape (n_features,) or None
             ``w`` with the linear kernel, if the solver has it; else
             ``sum_k dual_coef_k x_k``.
+        gather : bool, default=True
+            Copy ``support_vectors_`` out of ``X_fit_`` now; if False, at its first
+            use.  A linear model with ``coef`` predicts without them, and where
+            nearly every point is a support vector the copy is a second ``X``.
         """
         self.support_ = np.flatnonzero(weights) if support is None else np.asarray(support)
         self.dual_coef_ = weights[self.support_][None, :]
@@ -160,10 +165,27 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         if self.X_fit_ is None:
             self.support_vectors_ = np.empty((0, 0))
         else:
-            self.support_vectors_ = self.X_fit_[self.support_]
+            self.support_vectors_ = self.X_fit_[self.support_] if gather else None
         if self.kernel == "linear":
             w = self.dual_coef_[0] @ self.support_vectors_ if coef is None else coef
             self.coef_ = np.asarray(w, dtype=np.float64)[None, :]
+
+    @property
+    def support_vectors_(self):
+        """``X_fit_[support_]``, copied when first asked for if the fit did not gather it."""
+        try:
+            rows = self.__dict__["_support_vectors"]
+        except KeyError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'support_vectors_'"
+            ) from None
+        if rows is None:
+            rows = self._support_vectors = self.X_fit_[self.support_]
+        return rows
+
+    @support_vectors_.setter
+    def support_vectors_(self, rows):
+        self._support_vectors = rows
 
     # --- using the fitted model ------------------------------------------------
 

@@ -1440,9 +1440,11 @@ class LagrangianSVC(BaseKernelClassifier):
         # entries of the size of tol, of either sign, where the solution has 0: its sign
         # is no test.
         intercept = -result.gamma if self.kernel == "linear" else 0.0
+        # With the linear kernel, prediction needs only coef_, and at nu = 1/m nearly
+        # every point is a support vector: support_vectors_ is copied at its first use.
         self._set_solution(
             d * result.u, intercept, result.n_iter, result.converged,
-            support=np.flatnonzero(margins < 1.0), coef=result.w,
+            support=np.flatnonzero(margins < 1.0), coef=result.w, gather=self.kernel != "linear",
         )
         self.u_ = result.u
         self.n_kernel_rows_ = None if self.kernel == "linear" else n_rows
@@ -1450,38 +1452,6 @@ class LagrangianSVC(BaseKernelClassifier):
         self.alpha_ = None if newton else alpha
         self.solver_ = "newton" if newton else "fixed-point"
         return self
-
-    def _set_solution(self, weights, intercept, n_iter, converged, *, support=None, coef=None):
-        """As :meth:`BaseKernelClassifier._set_solution`, except that with the linear
-        kernel ``support_vectors_`` is gathered from ``X_fit_`` on first access:
-        prediction needs only ``coef_``, and at ``nu = 1/m`` every point can be a
-        support vector, so that a copy made in ``fit`` would be the whole of ``X``."""
-        if self.kernel != "linear":
-            super()._set_solution(weights, intercept, n_iter, converged, support=support, coef=coef)
-            return
-        X_fit, self.X_fit_ = self.X_fit_, None  # the base copies no rows without X_fit_
-        try:
-            super()._set_solution(weights, intercept, n_iter, converged, support=support, coef=coef)
-        finally:
-            self.X_fit_ = X_fit
-        self.support_vectors_ = None  # X_fit_[support_], gathered when first asked for
-
-    @property
-    def support_vectors_(self):
-        """``X_fit_[support_]``; with the linear kernel gathered on first access."""
-        try:
-            rows = self.__dict__["_support_vectors"]
-        except KeyError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute 'support_vectors_'"
-            ) from None
-        if rows is None:
-            rows = self._support_vectors = self.X_fit_[self.support_]
-        return rows
-
-    @support_vectors_.setter
-    def support_vectors_(self, rows):
-        self._support_vectors = rows
 
     def _psd_by_theory(self):
         """A named kernel whose Gram matrix is PSD for every parameter value: the

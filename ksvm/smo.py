@@ -66,8 +66,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier
-from .columns import KernelColumns
-from .columns import RBFBlock as _rbf_rows  # libsvm's formula: _rbf_rows(gamma, X)
+from .columns import KernelColumns, RBFBlock
 from .kernels import resolve_gamma
 from .mercer import require_psd
 
@@ -834,7 +833,7 @@ class SoftMarginSVC(BaseKernelClassifier):
             y_pm, self.classes_ = encode_binary_labels(y)
             self._gamma = resolve_gamma(self.gamma, X) if self._uses_gamma() else None
             self.X_fit_ = X
-            kernel = _rbf_rows(self._gamma, X) if self.kernel == "rbf" else self._kernel_function()
+            kernel = RBFBlock(self._gamma, X) if self.kernel == "rbf" else self._kernel_function()
             result = smo_rows(
                 KernelColumns(kernel, X, cache_size=p["cache_size"]), y_pm, p["C"],
                 tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],

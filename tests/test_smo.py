@@ -13,8 +13,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
 from ksvm.primal import primal_hinge, primal_objective, primal_qp
-from ksvm.columns import KernelColumns
-from ksvm.smo import _ActiveSet, _ActiveSetBLAS, _rbf_rows, dual_objective, smo, smo_rows
+from ksvm.columns import KernelColumns, RBFBlock
+from ksvm.smo import _ActiveSet, _ActiveSetBLAS, dual_objective, smo, smo_rows
 
 from .conftest import frozen
 
@@ -388,20 +388,13 @@ def test_rows_solver_equals_the_gram_matrix_solver(kernel, C, shrinking):
 def test_a_cache_too_small_for_the_work_gives_the_same_answer(cache_rows):
     X, y = DATA["noisy 2-D"]
     K = kernels.rbf_kernel(X, gamma=0.5)
-    cols = KernelColumns(_rbf_rows(0.5, X), X, cache_size=cache_rows * len(y) * 8 / 2**20)
+    cols = KernelColumns(RBFBlock(0.5, X), X, cache_size=cache_rows * len(y) * 8 / 2**20)
     assert cols.capacity == cache_rows
     result = smo_rows(cols, y, 10.0, tol=1e-6, shrinking=False)  # every row from cols
     dense = smo(K, y, 10.0, tol=1e-6)
     assert result.objective == pytest.approx(dense.objective, rel=1e-9)
     assert kkt_violation(result.alpha, K, y, 10.0) <= 1.01e-6
     assert cols.n_rows_computed > len(y)  # rows were evicted and computed again
-
-
-def test_fast_rbf_rows_equal_the_rbf_kernel():
-    X, _ = DATA["noisy 2-D"]
-    k = _rbf_rows(0.7, X)
-    assert_allclose(k(X[:20], X), kernels.rbf_kernel(X[:20], X, gamma=0.7), rtol=0, atol=1e-14)
-    assert_allclose(k(X[:5], X[10:30]), kernels.rbf_kernel(X[:5], X[10:30], gamma=0.7), atol=1e-14)
 
 
 @pytest.mark.parametrize("data", ["breast cancer", "noisy 2-D"])
