@@ -199,7 +199,16 @@ class KernelColumns:
         out = np.empty((len(points), self.m))
         for start in range(0, len(points), step):
             chunk = points[start : start + step]
-            out[start : start + len(chunk)] = self.kernel(self.X[chunk], self.X)
+            self._rows_into(chunk, out[start : start + len(chunk)])
+        return out
+
+    def _rows_into(self, points, out):
+        """Write ``K[points, :]`` into ``out`` and return it; :class:`RBFBlock` writes
+        there directly, another kernel's block is copied in."""
+        if isinstance(self.kernel, RBFBlock):
+            self.kernel(self.X[points], self.X, out=out)
+        else:
+            out[...] = self.kernel(self.X[points], self.X)
         self.n_rows_computed += len(points)
         return out
 
@@ -211,24 +220,13 @@ class KernelColumns:
         if self._scratch is None or self._scratch.shape[0] < n:
             step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
             self._scratch = np.empty((min(max(n, step), self.m), self.m))
-        out = self._scratch[:n]
-        if isinstance(self.kernel, RBFBlock):
-            self.kernel(self.X[points], self.X, out=out)
-        else:
-            out[...] = self.kernel(self.X[points], self.X)
-        self.n_rows_computed += n
-        return out
+        return self._rows_into(points, self._scratch[:n])
 
     def _fill(self, points):
         """Compute ``K[points, :]`` straight into the next free slots of the store (there
         must be room) and return them: no copy."""
         start, n = self._filled, len(points)
-        out = self._store[start : start + n]
-        if isinstance(self.kernel, RBFBlock):
-            self.kernel(self.X[points], self.X, out=out)
-        else:
-            out[...] = self.kernel(self.X[points], self.X)
-        self.n_rows_computed += n
+        out = self._rows_into(points, self._store[start : start + n])
         slots = np.arange(start, start + n)
         self._owner[slots] = points
         self._slot[points] = slots
