@@ -973,7 +973,7 @@ class _BlockSolver:
                 p = 0  # the same comparison as _refactor_flops
         tail = order[p:]
         if p == 0:
-            if order.size and order[-1] == order.size - 1:  # a leading block (W is ordered)
+            if np.array_equal(order, np.arange(order.size)):  # a leading block, in order
                 QF = self.Q[: order.size, : order.size].copy()
             else:
                 QF = _block_of(self.Q, order, order)

@@ -220,3 +220,18 @@ def test_labels_taken_as_they_are_only_when_already_encoded(d):
 def test_labels_not_two_classes_are_refused_as_before(d):
     with pytest.raises(ValueError):
         _plus_minus_one(d)
+
+
+def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
+    # The factor's own order becomes [2, 0, 1, 4] (point 2 first, the others bordered);
+    # then 2 leaves and 3 enters: the order [0, 1, 4, 3] ends on 3 = its size - 1, yet its
+    # points are not the leading block {0, 1, 2, 3} of Q.
+    X, y = make_noisy_2d(6, seed=0)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=0.5), y, 1.0)
+    solver = _BlockSolver(Q)
+    for points in ([2], [2, 0, 1, 4], [0, 1, 3, 4]):
+        free = np.isin(np.arange(6), points)
+        u = solver(free)
+        direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
+        np.testing.assert_allclose(u, direct, rtol=0, atol=1e-12 * np.abs(direct).max())
+    assert solver.base_idx.tolist() == [0, 1, 4, 3]
