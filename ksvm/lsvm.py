@@ -1133,23 +1133,29 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
     m = points.size
     if warm_start and m > _WARM_START_SIZE:
         # A random half first (recursively): its support vectors and the points
-        # its solution classifies inside the margin make the first working set.
+        # its solution classifies inside the margin make the first working set.  The
+        # half is solved with nu * m / |half|: (11) is the dual of (7), min nu/2 sum_i
+        # xi_i^2 + ||(w, gamma)||^2 / 2, and with each point of the half standing for
+        # two, the half's weighted sum estimates the whole sum, so that the half's f(x)
+        # estimates the whole problem's.  With nu itself the half would be regularised
+        # more and put more points inside the margin than the whole problem has.
         half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
+        nu_half = nu * m / half.size
         with warnings.catch_warnings():  # a start, however rough, cannot change the answer
             warnings.simplefilter("ignore", ConvergenceWarning)
-            u_half, _, _, Ku = _working_set(columns, dd, nu, points[half], itmax, tol, True,
-                                            counter)
+            u_half, _, _, Ku = _working_set(columns, dd, nu_half, points[half], itmax, tol,
+                                            True, counter)
         u = np.zeros(m)
         u[half] = u_half
         support = u > 0
         g, Ku = _gradient(columns, dd, nu, points, u, support, counter, Ku)
         work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
-        # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu on its
-        # support, -g_i elsewhere.  Deepest inside the margin first: the points that
+        # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu_half on
+        # its support (u_i = nu xi_i at a solution, (9)), -g_i elsewhere.  Deepest inside the margin first: the points that
         # leave the free set are then mostly near the end, where the block solver
         # refactors (the leading columns of its factor stay).  Only the points with a
         # clear slack start free; the others enter at the end if they must.
-        slack = np.where(support, u / nu, -g)[work]
+        slack = np.where(support, u / nu_half, -g)[work]
         order = np.argsort(-slack, kind="stable")
         work, slack = work[order], slack[order]
         free = slack > _FIRST_FREE_SLACK
@@ -1240,8 +1246,9 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
         As in :func:`lsvm_kernel_newton`.
     warm_start : bool, default=True
         For more than 500 points, the first working set is predicted by the
-        solution on a random half of them (solved the same way, recursively):
-        its support vectors and the points it puts inside the margin.  Only
+        solution on a random half of them with ``nu`` doubled (solved the same
+        way, recursively), whose decision function estimates the whole
+        problem's: its support vectors and the points it puts inside the margin.  Only
         their rows are ever computed, about the support vectors' number.
 
     Returns
