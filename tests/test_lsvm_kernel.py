@@ -9,8 +9,8 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-from ksvm.lsvm import (_BlockSolver, augment, dual_matrix, lsvm_kernel, lsvm_kernel_columns,
-                       lsvm_kernel_newton)
+from ksvm.lsvm import (_block_of, _BlockSolver, _plus_minus_one, augment, dual_matrix,
+                       lsvm_kernel, lsvm_kernel_columns, lsvm_kernel_newton)
 
 from .conftest import frozen
 
@@ -157,3 +157,81 @@ def test_estimator_cache_size_is_validated():
     X, y = make_checkerboard(50, seed=0)
     with pytest.raises(ValueError, match="cache_size"):
         LagrangianSVC(kernel="rbf", cache_size=0.0).fit(X, y)
+
+
+def test_updates_on_one_factor_reuse_columns_and_stay_exact():
+    # Updates on one factor that repeat, extend and shrink the last one's entering and
+    # leaving points (whose columns of L^{-1}[Q_BA E_R] are kept), then a new factor whose
+    # positions mean other points (kept columns would be stale): every answer must be the
+    # direct solve, and the kept columns must serve the repeated points.
+    X, y = make_noisy_2d(150, seed=3)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 1.0)
+    base = np.zeros(150, dtype=bool)
+    base[:100] = True
+    solver = _BlockSolver(Q)
+    solver(base)
+    sets = []
+    # Points near the start of the factor leave: an update, not a refactoring of the rest.
+    for leave, enter in [([5, 10], [120]), ([5, 10, 12], [120, 130]), ([10], [130]),
+                         ([], [120, 121, 122]), ([6, 10, 19], [])]:
+        free = base.copy()
+        free[leave], free[enter] = False, True
+        sets.append(free)
+    sets.append(np.arange(150) % 3 != 0)  # refactored: positions now mean other points
+    sets.append(sets[-1] & (np.arange(150) != 4))
+    for free in sets:
+        u = solver(free)
+        direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
+        np.testing.assert_allclose(u, direct, rtol=0, atol=1e-10 * np.abs(direct).max())
+        if free is sets[2]:  # 10 and 130 both seen before on this factor
+            assert {("r", 10), ("a", 130)} <= set(solver._columns)
+
+
+@pytest.mark.parametrize("n_free", [10, 60, 110])  # more and fewer rows off F than on it
+def test_Q_times_off_is_Qu_off_the_free_set(n_free):
+    rng = np.random.default_rng(n_free)
+    X, y = make_noisy_2d(120, seed=1)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 10.0)
+    free = np.zeros(120, dtype=bool)
+    free[rng.choice(120, n_free, replace=False)] = True
+    u = np.where(free, rng.random(120), 0.0)
+    g = _BlockSolver(Q).Q_times_off(u, free)
+    np.testing.assert_allclose(g[~free], (Q @ u)[~free], rtol=1e-13, atol=1e-13)
+
+
+def test_block_of_is_fancy_indexing():
+    rng = np.random.default_rng(0)
+    A = rng.random((30, 30))
+    Q = A + A.T
+    for rows, cols in [([3, 1, 7], list(range(0, 30, 2))), (list(range(25)), [4, 9])]:
+        block = _block_of(Q, np.array(rows), np.array(cols))
+        np.testing.assert_array_equal(block, Q[np.ix_(rows, cols)])
+
+
+@pytest.mark.parametrize("d", [np.array([1.0, -1.0, 1.0]), np.array([3, 5, 3]),
+                               np.array(["b", "a", "b"]), [2.0, 1.0, 2.0]])
+def test_labels_taken_as_they_are_only_when_already_encoded(d):
+    from ksvm._validation import encode_binary_labels
+    np.testing.assert_array_equal(_plus_minus_one(d), encode_binary_labels(d)[0])
+
+
+@pytest.mark.parametrize("d", [np.ones(4), np.array([1.0, -1.0, 2.0]),
+                               np.array([1.0, -1.0, 0.0])])
+def test_labels_not_two_classes_are_refused_as_before(d):
+    with pytest.raises(ValueError):
+        _plus_minus_one(d)
+
+
+def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
+    # The factor's own order becomes [2, 0, 1, 4] (point 2 first, the others bordered);
+    # then 2 leaves and 3 enters: the order [0, 1, 4, 3] ends on 3 = its size - 1, yet its
+    # points are not the leading block {0, 1, 2, 3} of Q.
+    X, y = make_noisy_2d(6, seed=0)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=0.5), y, 1.0)
+    solver = _BlockSolver(Q)
+    for points in ([2], [2, 0, 1, 4], [0, 1, 3, 4]):
+        free = np.isin(np.arange(6), points)
+        u = solver(free)
+        direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
+        np.testing.assert_allclose(u, direct, rtol=0, atol=1e-12 * np.abs(direct).max())
+    assert solver.base_idx.tolist() == [0, 1, 4, 3]
