@@ -1151,10 +1151,11 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter):
         g, Ku = _gradient(columns, dd, nu, points, u, support, counter, Ku)
         work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
         # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu_half on
-        # its support (u_i = nu xi_i at a solution, (9)), -g_i elsewhere.  Deepest inside the margin first: the points that
-        # leave the free set are then mostly near the end, where the block solver
-        # refactors (the leading columns of its factor stay).  Only the points with a
-        # clear slack start free; the others enter at the end if they must.
+        # its support (u_i = nu xi_i at a solution, (9)), -g_i elsewhere.  Deepest inside
+        # the margin first: the points that leave the free set are then mostly near the
+        # end, where the block solver refactors (the leading columns of its factor
+        # stay).  Only the points with a clear slack start free; the others enter at the
+        # end if they must.
         slack = np.where(support, u / nu_half, -g)[work]
         order = np.argsort(-slack, kind="stable")
         work, slack = work[order], slack[order]
