@@ -20,16 +20,26 @@ computed on demand for the points that can be free, in a cache of
 values: "rows"), accuracy, peak
 memory and the ratio LSVM / SVC measured in the same run, of wall times and of
 the CPU times of the fitting process (best of the repeats; on a shared machine
-the CPU ratio is the less distorted of the two), and writes
-everything to benchmarks/results/lsvm_newton.json (read by the book's chapter
-on the Newton solver).  Not a test: nothing is asserted.
+the CPU ratio is the less distorted of the two) and, up to --sizes, the page
+faults of a fit (the fewest over the repeats: pages the operating system maps
+for memory the fit takes anew), and writes everything to
+benchmarks/results/lsvm_newton.json (read by the book's chapter on the Newton
+solver).  ``--keep-memory`` runs the same with glibc told to keep the memory
+that fits free, so that no fit pays for the pages of the one before (an
+experiment on the allocator, written with ``--output`` elsewhere).  Not a
+test: nothing is asserted.
 
     python benchmarks/bench_lsvm_newton.py [--sizes 1000 2000 5000] [--nu 1 10 100 1000]
     python benchmarks/bench_lsvm_newton.py --sizes --large 20000 --large-nu 1 10 100 1000
+    python benchmarks/bench_lsvm_newton.py --keep-memory --sizes 1000 2000 --nu 1 \\
+        --output benchmarks/results/lsvm_newton_kept_memory.json
 """
 
 import argparse
 import json
+import os
+import resource
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -48,19 +58,30 @@ TEST_POINTS = 20_000
 RESULTS = Path(__file__).resolve().parent / "results" / "lsvm_newton.json"
 
 
+#: The C library's settings under which freed memory stays with the process (--keep-memory).
+KEEP_MEMORY = {"MALLOC_TRIM_THRESHOLD_": "2000000000", "MALLOC_MMAP_THRESHOLD_": "2000000000"}
+
+
+def _minor_faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def best_of_both(repeat, run):
     """Call ``run()`` ``repeat`` times: the shortest wall time, the shortest CPU time of
     this process (what a fit costs, less distorted than wall time when others share the
-    cores) and the first result."""
-    wall, cpu, first = float("inf"), float("inf"), None
+    cores), the fewest page faults of a fit (pages the operating system mapped for it) and
+    the first result."""
+    wall, cpu, faults, first = float("inf"), float("inf"), None, None
     for k in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
+        start, start_cpu, start_faults = time.perf_counter(), time.process_time(), _minor_faults()
         result = run()
         wall = min(wall, time.perf_counter() - start)
         cpu = min(cpu, time.process_time() - start_cpu)
+        n = _minor_faults() - start_faults
+        faults = n if faults is None else min(faults, n)
         if k == 0:
             first = result
-    return wall, cpu, first
+    return wall, cpu, faults, first
 
 
 def _accuracy(model, X_test, y_test):
@@ -136,14 +157,22 @@ def main():
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--append", action="store_true",
                         help="keep the records of --output and add (or replace) these")
+    parser.add_argument("--keep-memory", action="store_true",
+                        help="run with glibc keeping the memory that fits free (no page "
+                             "faults from one fit to the next): " + " ".join(
+                                 f"{k}={v}" for k, v in KEEP_MEMORY.items()))
     args = parser.parse_args()
+    if args.keep_memory and any(os.environ.get(k) != v for k, v in KEEP_MEMORY.items()):
+        # glibc reads these when the process starts: start again with them
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **KEEP_MEMORY})
     X_test, y_test = make_checkerboard(TEST_POINTS, seed=1)
     records = []
     print(f"4 x 4 checkerboard, Gaussian kernel gamma = {GAMMA:g}; SVC with C = nu / 2; "
           f"cache {args.cache_size:g} MB each; fit times alone, best of {args.repeat}")
     header = (f"{'m':>6} {'nu':>6} | {'LSVM [s]':>8} {'steps':>5} {'rows':>6} {'SVs':>5} {'acc':>6} "
               f"{'MB':>6} | {'SVC [s]':>8} {'iter':>6} {'SVs':>5} {'acc':>6} {'MB':>6} | "
-              f"{'LSVM/SVC':>8} {'CPU':>5} | {'fixed pt [s]':>12} {'iter':>6} {'max|du|/u':>9}")
+              f"{'LSVM/SVC':>8} {'CPU':>5} | {'fixed pt [s]':>12} {'iter':>6} {'max|du|/u':>9} | "
+              f"{'faults LSVM':>11} {'SVC':>5}")
     print(header, flush=True)
 
     def show(m, nu, lsvm, svc, fp):
@@ -155,7 +184,8 @@ def main():
               f"{lsvm['kernel_rows']:6d} {lsvm['support_vectors']:5d} {lsvm['accuracy']:6.4f} "
               f"{mb[0]} | {svc['seconds']:8.3f} {svc['iterations']:6d} {svc['support_vectors']:5d} "
               f"{svc['accuracy']:6.4f} {mb[1]} | {lsvm['seconds'] / svc['seconds']:8.2f} "
-              f"{lsvm['cpu_seconds'] / svc['cpu_seconds']:5.2f} | {fixed}",
+              f"{lsvm['cpu_seconds'] / svc['cpu_seconds']:5.2f} | {fixed} | "
+              f"{lsvm.get('page_faults', '-'):>11} {svc.get('page_faults', '-'):>5}",
               flush=True)
 
     with blas_threads(args.threads):
@@ -164,9 +194,9 @@ def main():
         for m in args.sizes:
             X, y = make_checkerboard(m, seed=0)
             for nu in args.nu:
-                t_lsvm, c_lsvm, lsvm = best_of_both(
+                t_lsvm, c_lsvm, f_lsvm, lsvm = best_of_both(
                     args.repeat, lambda: fit_lsvm(X, y, nu, args.cache_size))
-                t_svc, c_svc, svc = best_of_both(
+                t_svc, c_svc, f_svc, svc = best_of_both(
                     args.repeat, lambda: fit_svc(X, y, nu, args.cache_size))
                 fp = None
                 if m * nu <= args.fixed_point_limit:
@@ -174,6 +204,7 @@ def main():
                 record = {"m": m, "nu": nu, "newton": lsvm_record(lsvm, t_lsvm, X_test, y_test),
                           "svc": svc_record(svc, t_svc, X_test, y_test), "fixed_point": fp}
                 record["newton"]["cpu_seconds"], record["svc"]["cpu_seconds"] = c_lsvm, c_svc
+                record["newton"]["page_faults"], record["svc"]["page_faults"] = f_lsvm, f_svc
                 records.append(record)
                 show(m, nu, record["newton"], record["svc"], fp)
     for m in args.large:
@@ -198,7 +229,9 @@ def main():
     args.output.write_text(json.dumps({
         "gamma": GAMMA, "threads": args.threads, "blas": blas, "repeat": args.repeat,
         "cache_size_mb": args.cache_size, "test_points": TEST_POINTS, "timed": "fit alone",
-        "fixed_point_tol": 1e-5, "fixed_point_itmax": args.fixed_point_itmax, "records": records,
+        "fixed_point_tol": 1e-5, "fixed_point_itmax": args.fixed_point_itmax,
+        "malloc": "glibc keeps freed memory: " + ", ".join(f"{k}={v}" for k, v in KEEP_MEMORY.items())
+        if args.keep_memory else "default", "records": records,
     }, indent=1) + "\n")
     print(f"written to {args.output}")
 
