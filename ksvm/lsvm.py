@@ -965,12 +965,10 @@ class _BlockSolver:
             p = self.base_idx.size if stay.all() else int(np.argmin(stay))  # first to leave
             enter = np.flatnonzero(free & ~self.base)
             order = np.concatenate([self.base_idx[stay], enter])
-            # Keeping the leading p columns costs a triangular solve for the rows of the
-            # points that enter and the Schur complement of the rest; many entering
-            # points (at the top of a warm start) can make a new factorisation cheaper.
-            t = order.size - p
-            if p * p * enter.size + t * t * p + t**3 / 3 > order.size**3 / 3:
-                p = 0  # the same comparison as _refactor_flops
+            # Many entering points (at the top of a warm start) can make a whole new
+            # factorisation cheaper than keeping the leading p columns.
+            if self._keep_flops(p, enter.size, order.size - p) > order.size**3 / 3:
+                p = 0
         tail = order[p:]
         if p == 0:
             if np.array_equal(order, np.arange(order.size)):  # a leading block, in order
@@ -1022,13 +1020,20 @@ class _BlockSolver:
         g[off] = self.Q[off] @ u
         return g
 
+    @staticmethod
+    def _keep_flops(p, n_enter, t):
+        """Flops of a factor that keeps its leading ``p`` columns: a triangular solve
+        for the rows of the ``n_enter`` points that enter, the Schur complement of the
+        ``t`` trailing points and its factor."""
+        return p * p * n_enter + t * t * p + t**3 / 3
+
     def _refactor_flops(self, free, n_enter, n_leave):
         """Flops of :meth:`_factor`: from the first point of ``order`` that leaves, or
-        of a whole new factorisation if that is fewer."""
+        of a whole new factorisation if that is fewer (the choice :meth:`_factor` makes)."""
         stay = free[self.base_idx]
         p = stay.size if stay.all() else int(np.argmin(stay))
         t = stay.size - n_leave + n_enter - p
-        return min(p * p * n_enter + t * t * p + t**3 / 3, (p + t) ** 3 / 3)
+        return min(self._keep_flops(p, n_enter, t), (p + t) ** 3 / 3)
 
     def __call__(self, free):
         if self.base is None:
