@@ -9,8 +9,10 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-from ksvm.lsvm import (_block_of, _BlockSolver, _plus_minus_one, augment, dual_matrix,
-                       lsvm_kernel, lsvm_kernel_columns, lsvm_kernel_newton)
+from ksvm.lsvm import (_accelerated_projected_gradient, _block_of, _BlockSolver,
+                       _largest_eigenvalue_bound, _plus_minus_one, _predict, active_set,
+                       augment, dual_matrix, lsvm_kernel, lsvm_kernel_columns,
+                       lsvm_kernel_newton)
 
 from .conftest import frozen
 
@@ -235,3 +237,43 @@ def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
         direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
         np.testing.assert_allclose(u, direct, rtol=0, atol=1e-12 * np.abs(direct).max())
     assert solver.base_idx.tolist() == [0, 1, 4, 3]
+
+
+def _exact(Q):
+    r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
+                   lambda u, F: Q @ u, len(Q), 200, 1e-13)
+    assert r.converged
+    return r.u
+
+
+@pytest.mark.parametrize("n", [7, 300])  # 300: Q's rows taken in blocks of 109
+def test_largest_eigenvalue_bound_is_the_largest_absolute_row_sum(n):
+    X, y = make_noisy_2d(n, seed=1)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 3.0)
+    bound = _largest_eigenvalue_bound(frozen(Q))
+    assert bound == np.abs(Q).sum(axis=1).max()
+    assert bound >= np.linalg.eigvalsh(Q)[-1]
+
+
+@pytest.mark.parametrize("nu", [2.0, 200.0])
+def test_accelerated_projected_gradient_keeps_its_rate(nu):
+    # Beck's Theorem 10.42 with f(0) - f* = e'u*/2: ||u_k - u*||^2 <= (2/mu) (1 - q)^k
+    # (e'u*/2 + mu ||u*||^2 / 2); also with L the Gershgorin bound, above lambda_max.
+    X, y = make_checkerboard(200, seed=4)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, nu)
+    u_star, mu, L = _exact(Q), 1.0 / nu, _largest_eigenvalue_bound(Q)
+    q = np.sqrt(mu / L)
+    start = u_star.sum() / 2 + mu * (u_star @ u_star) / 2
+    rounding = len(Q) * (1e-12 * u_star.max()) ** 2
+    for k in (1, 5, 20, 80, 320):  # at nu = 2 the last bound is the rounding's
+        u = _accelerated_projected_gradient(frozen(Q), mu, L, k)
+        assert u.min() >= 0.0
+        assert np.sum((u - u_star) ** 2) <= 2 / mu * (1 - q) ** k * start * (1 + 1e-9) + rounding
+
+
+def test_the_prediction_puts_nearly_every_point_on_its_side_of_the_margin():
+    # A warm start's lowest level for 1000 points at nu = 1: 500 points, nu doubled.
+    X, y = make_checkerboard(500, seed=0)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, 2.0)
+    u = _predict(frozen(Q), 2.0)
+    assert np.mean((u > 0) != (_exact(Q) > 0)) <= 0.02
