@@ -9,10 +9,11 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-from ksvm.lsvm import (_accelerated_projected_gradient, _block_of, _BlockSolver,
-                       _largest_eigenvalue_bound, _plus_minus_one, _predict, active_set,
-                       augment, dual_matrix, lsvm_kernel, lsvm_kernel_columns,
-                       lsvm_kernel_newton)
+import ksvm.lsvm
+from ksvm.lsvm import (_accelerated_projected_gradient, _block_of, _BlockSolver, _KeptMemory,
+                       _largest_eigenvalue_bound, _plus_minus_one, _predict, _Workspace,
+                       active_set, augment, dual_matrix, free_kept_memory, lsvm_kernel,
+                       lsvm_kernel_columns, lsvm_kernel_newton)
 
 from .conftest import frozen
 
@@ -277,3 +278,74 @@ def test_the_prediction_puts_nearly_every_point_on_its_side_of_the_margin():
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, 2.0)
     u = _predict(frozen(Q), 2.0)
     assert np.mean((u > 0) != (_exact(Q) > 0)) <= 0.02
+
+
+def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
+    kept = _KeptMemory(limit=8 * 1000)
+    first = kept.take(100)
+    assert first.size == 100 and kept.nbytes == 0
+    kept.give(first)
+    assert kept.nbytes == 800
+    again = kept.take(60)  # the kept block, taken: no longer kept
+    assert again.size == 60 and np.shares_memory(again, first) and kept.nbytes == 0
+    other = kept.take(50)  # nothing kept: a new block
+    assert not np.shares_memory(other, first)
+    kept.give(again)
+    kept.give(other)  # smaller than the one kept: not kept
+    assert kept.nbytes == 800 and not np.shares_memory(kept.take(10), other)
+    kept.give(kept.take(2000))  # over the limit: not kept
+    assert kept.nbytes == 0
+    kept.give(first)
+    kept.clear()
+    assert kept.nbytes == 0
+
+
+def test_a_workspace_never_hands_out_memory_in_use(monkeypatch):
+    monkeypatch.setattr(ksvm.lsvm, "_KEPT", _KeptMemory(limit=10**9))
+    w = _Workspace(10)
+    Q1, F1 = w.Q(8), w.factor(8, "F")
+    Q2, F2 = w.Q(10), w.factor(9)  # formed from Q1 and F1
+    assert Q2.flags.c_contiguous and F1.flags.f_contiguous and F2.flags.c_contiguous
+    temps = [w.empty((10, 10)), w.empty((7, 13)), w.empty((5, 5))]
+    arrays = [Q1, F1, Q2, F2, *temps]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1 :]:
+            assert not np.shares_memory(a, b)
+    Q3, F3 = w.Q(3), w.factor(4)  # in the slots of Q1 and F1, no longer in use
+    assert np.shares_memory(Q3, Q1) and not np.shares_memory(Q3, Q2)
+    assert np.shares_memory(F3, F1) and not np.shares_memory(F3, F2)
+    w.release()
+    assert np.shares_memory(w.empty((10, 10)), temps[0])  # temporaries handed out again
+    w.close()
+    assert ksvm.lsvm._KEPT.nbytes == 6 * 10**2 * 8
+
+
+@pytest.mark.parametrize("room, size", [(1.0, 1000), (1.125, 300)])
+def test_workspaces_change_no_answer(monkeypatch, room, size):
+    # room 1.0: every working set that grows moves to a new workspace; size 300: the
+    # lower levels take one and the top level does not.
+    G, y, k = _problem(1100, 100.0, seed=5)
+    for nu in (1.0, 1000.0):
+        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", 0)
+        ref = lsvm_kernel_columns(KernelColumns(k, G), y, nu)
+        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", size)
+        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_ROOM", room)
+        r = lsvm_kernel_columns(KernelColumns(k, G), y, nu)
+        assert r.n_iter == ref.n_iter and r.kernel_values == ref.kernel_values
+        np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-12 * ref.u.max())
+
+
+def test_repeated_fits_work_in_the_memory_kept(monkeypatch):
+    kept = _KeptMemory(limit=ksvm.lsvm._KEPT.limit)
+    monkeypatch.setattr(ksvm.lsvm, "_KEPT", kept)
+    X, y = make_checkerboard(1000, seed=0)
+    LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    block = kept._block
+    assert 0 < kept.nbytes <= kept.limit
+    taken = []
+    original = kept.take
+    monkeypatch.setattr(kept, "take", lambda size: taken.append(original(size)) or taken[-1])
+    LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    assert taken and all(np.shares_memory(t, block) for t in taken)
+    assert kept._block is block
+    assert free_kept_memory() == block.nbytes and kept.nbytes == 0
