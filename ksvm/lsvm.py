@@ -96,6 +96,7 @@ __all__ = [
     "lsvm_linear_newton",
     "lsvm_kernel_newton",
     "lsvm_kernel_columns",
+    "free_kept_memory",
     "LagrangianSVC",
 ]
 
@@ -1561,8 +1562,9 @@ class LagrangianSVC(BaseKernelClassifier):
     With another kernel it works with ``K(G, G')``, ``G = [X -e]``: the Newton
     solver with a kernel that is PSD by theory ('rbf', 'exponential', 'poly'
     with ``coef0 >= 0``) computes only the rows of the points that can be free,
-    on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`);
-    the fixed point, a callable, 'sigmoid' and 'precomputed' use the whole
+    on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`), and
+    keeps the memory its last small problem was solved in for the next fit
+    (:func:`free_kept_memory`); the fixed point, a callable, 'sigmoid' and 'precomputed' use the whole
     ``m x m`` matrix.  The decision function is ``K([x' -1], G') D u``; for the linear
     kernel that is ``x'w - gamma``.
 
