@@ -1056,7 +1056,8 @@ class _Workspace:
 
 
 class _BlockSolver:
-    """``Q_FF^{-1} e_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``.
+    """``Q_FF^{-1} b_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``
+    (``b = e`` unless given).
 
     The Cholesky factor ``L`` of ``Q_BB`` for the last set ``B`` factored is kept,
     with ``B`` in an order of its own (``order``, positions in ``Q``).  When ``F``
@@ -1064,7 +1065,7 @@ class _BlockSolver:
     enter), the solve is a block update instead of a new factorisation: with
     ``u_R = 0`` imposed by multipliers ``lam`` on the rows of ``R``,
 
-        Q_BB x_B + Q_BA x_A - E_R lam = e_B,   Q_AB x_B + Q_AA x_A = e_A,   x_R = 0,
+        Q_BB x_B + Q_BA x_A - E_R lam = b_B,   Q_AB x_B + Q_AA x_A = b_A,   x_R = 0,
 
     and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left,
     whose blocks are ``Y'Y`` for ``Y = L^{-1} [Q_BA  E_R]`` (one triangular solve):
@@ -1092,16 +1093,19 @@ class _BlockSolver:
     #: refactoring.
     UPDATE_FRACTION = 0.125
 
-    def __init__(self, Q, workspace=None):
+    def __init__(self, Q, workspace=None, b=None):
         self.Q = Q
         self.base = None
         self.workspace = workspace
+        self.b = np.ones(len(Q)) if b is None else b
 
-    def grow(self, Q, workspace=None):
-        """Continue with ``Q``, whose leading block is the current ``Q``, and ``workspace``."""
+    def grow(self, Q, workspace=None, b=None):
+        """Continue with ``Q``, whose leading block is the current ``Q``, ``workspace`` and
+        ``b``, whose leading entries are the current ``b`` (ones if None)."""
         n_old = len(self.Q)
         self.Q = Q
         self.workspace = workspace
+        self.b = np.ones(len(Q)) if b is None else b
         if self.base is not None:
             self.base = np.concatenate([self.base, np.zeros(len(Q) - n_old, dtype=bool)])
 
@@ -1159,9 +1163,9 @@ class _BlockSolver:
         self.base = np.zeros(len(self.Q), dtype=bool)
         self.base[order] = True
         self.base_idx = order
-        self.y = solve_triangular(factor, np.ones(order.size), lower=True, check_finite=False)
+        self.y = solve_triangular(factor, self.b[order], lower=True, check_finite=False)
         self.z = solve_triangular(factor, self.y, lower=True, trans="T", check_finite=False)
-        u = np.zeros(len(self.Q))  # z = Q_BB^{-1} e = L'^{-1} y, y = L^{-1} e
+        u = np.zeros(len(self.Q))  # z = Q_BB^{-1} b = L'^{-1} y, y = L^{-1} b
         u[order] = self.z
         return u[free]
 
@@ -1249,11 +1253,11 @@ class _BlockSolver:
         system[:n_enter, n_enter:] = V.T
         system[n_enter:, :n_enter] = -V
         system[n_enter:, n_enter:] = G[n_enter:, n_enter:]
-        rhs = np.concatenate([1.0 - Y[:, :n_enter].T @ self.y, -self.z[R]])
+        rhs = np.concatenate([self.b[A] - Y[:, :n_enter].T @ self.y, -self.z[R]])
         x = np.linalg.solve(system, rhs)
         x_A = x[:n_enter].copy()
-        # x_B = Q_BB^{-1}(e - Q_BA x_A + E_R lam) = L'^{-1}(y - Y_A x_A + Y_R lam), with y =
-        # L^{-1} e: one triangular solve, on the factor as stored (cho_solve would copy it).
+        # x_B = Q_BB^{-1}(b_B - Q_BA x_A + E_R lam) = L'^{-1}(y - Y_A x_A + Y_R lam), with y =
+        # L^{-1} b_B: one triangular solve, on the factor as stored (cho_solve would copy it).
         x[:n_enter] *= -1.0
         x_B = solve_triangular(L, self.y + Y @ x, lower=True, trans="T", check_finite=False)
         u = np.zeros(len(self.Q))
@@ -1262,17 +1266,20 @@ class _BlockSolver:
         return u[free]
 
 
-def _dual_block(columns, dd, nu, W, Q_old=None, counter=None, out=None):
-    """``Q_WW = I/nu + D_W K_WW D_W`` for the points ``W``, in ``out`` if given; if
-    ``Q_old`` is given, it is the block of the first ``len(Q_old)`` points of ``W`` and
-    only the rest is computed (``out`` must not overlap it)."""
+def _dual_block(columns, nu, W, Q_old=None, counter=None, out=None):
+    """``P_WW = I/nu + K_WW`` for the points ``W``, in ``out`` if given; if ``Q_old`` is
+    given, it is the block of the first ``len(Q_old)`` points of ``W`` and only the rest
+    is computed (``out`` must not overlap it).
+
+    The dual's block is ``Q_WW = D_W P_WW D_W``; the labels are left to the vectors:
+    ``Q_FF^{-1} e_F = D_F P_FF^{-1} d_F`` and ``Qu = D P D u``, while scaling the rows
+    and columns of ``K_WW`` by the labels would take two passes over it (the signs
+    change no rounding: a factor of ``P_FF`` is one of ``Q_FF`` with signs changed)."""
     n_old = 0 if Q_old is None else len(Q_old)
     new = W[n_old:]
     Q = np.empty((W.size, W.size)) if out is None else out
     block = columns.block(new, W, out=Q[n_old:])  # rows of K_WW for the new points
     counter[0] += block.size
-    block *= dd[new][:, None]
-    block *= dd[W][None, :]
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
     if n_old:
         Q[:n_old, :n_old] = Q_old
@@ -1280,8 +1287,8 @@ def _dual_block(columns, dd, nu, W, Q_old=None, counter=None, out=None):
     return Q
 
 
-def _level_memory(columns, dd, nu, W, counter, solver=None, solve=True):
-    """``Q_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
+def _level_memory(columns, nu, W, counter, solver=None, solve=True):
+    """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
     ``_WORKSPACE_SIZE`` points; with room for ``W`` alone if not ``solve``).  For a
     ``solver`` whose working set grew to ``W``, its ``Q`` is copied and the rows of the
     points that joined added, in its workspace while that has room."""
@@ -1294,7 +1301,7 @@ def _level_memory(columns, dd, nu, W, counter, solver=None, solve=True):
     elif workspace is None or workspace.capacity < W.size:
         workspace = _Workspace(int(np.ceil(_WORKSPACE_ROOM * W.size)))
     out = None if workspace is None else workspace.Q(W.size)
-    return _dual_block(columns, dd, nu, W, Q_old, counter, out=out), workspace
+    return _dual_block(columns, nu, W, Q_old, counter, out=out), workspace
 
 
 def _largest_eigenvalue_bound(Q):
@@ -1304,9 +1311,10 @@ def _largest_eigenvalue_bound(Q):
     return max(float(np.abs(Q[i : i + rows]).sum(axis=1).max()) for i in range(0, len(Q), rows))
 
 
-def _accelerated_projected_gradient(Q, mu, L, steps):
+def _accelerated_projected_gradient(Q, mu, L, steps, d=None):
     """``steps`` steps of V-FISTA (Beck 2017, section 10.7.7) on ``min_{u>=0} u'Qu/2 - e'u``
-    from ``u = 0``, for a ``Q`` whose eigenvalues lie in ``[mu, L]``, ``mu > 0``.
+    from ``u = 0``, for a ``Q`` whose eigenvalues lie in ``[mu, L]``, ``mu > 0``; with
+    signs ``d``, for ``D Q D`` (``Q`` given without them, as :func:`_dual_block` gives it).
 
     Each step is one projected gradient step, of length ``1 / L``, from the point
     ``y`` extrapolated with the constant momentum ``(1 - q) / (1 + q)``, ``q = sqrt(mu/L)``:
@@ -1324,7 +1332,8 @@ def _accelerated_projected_gradient(Q, mu, L, steps):
     for _ in range(steps):
         y = u + momentum * (u - previous)
         previous = u
-        u = np.maximum(y - (Q @ y - 1.0) / L, 0.0)
+        Qy = Q @ y if d is None else d * (Q @ (d * y))
+        u = np.maximum(y - (Qy - 1.0) / L, 0.0)
     return u
 
 
@@ -1332,20 +1341,22 @@ def _accelerated_projected_gradient(Q, mu, L, steps):
 _PREDICTION_STEPS = 60
 
 
-def _predict(Q, nu):
-    """An approximate solution of the dual restricted to a warm start's lowest level, ``Q``
-    its ``Q_WW``: only a prediction, which the level above corrects exactly.
+def _predict(P, d, nu):
+    """An approximate solution of the dual restricted to a warm start's lowest level, of
+    labels ``d`` and ``P = I/nu + K_WW``: only a prediction, which the level above
+    corrects exactly.
 
-    ``Q = I/nu + D K D`` has its eigenvalues in ``[1/nu, L]`` (``K`` is positive
-    semi-definite), ``L`` bounded by :func:`_largest_eigenvalue_bound`.  The error of
+    ``Q_WW = D P D`` has its eigenvalues in ``[1/nu, L]`` (``K`` is positive
+    semi-definite), ``L`` bounded by :func:`_largest_eigenvalue_bound` (of ``P`` or
+    ``Q_WW``: the signs change no absolute value).  The error of
     :func:`_accelerated_projected_gradient` falls by about ``exp(-q)`` a step, so
     ``ln(1000) / q`` steps divide it by about a thousand, which puts nearly every point on
     the side of the margin the exact solution puts it; at most ``_PREDICTION_STEPS``, since
     at large ``nu`` (small ``q``) even a rough prediction is worth more than its steps.
     """
-    mu, L = 1.0 / nu, _largest_eigenvalue_bound(Q)
+    mu, L = 1.0 / nu, _largest_eigenvalue_bound(P)
     steps = min(_PREDICTION_STEPS, int(np.ceil(np.log(1e3) / np.sqrt(mu / L))))
-    return _accelerated_projected_gradient(Q, mu, L, steps)
+    return _accelerated_projected_gradient(P, mu, L, steps, d)
 
 
 #: In a working set predicted by a warm start, the points whose predicted slack
@@ -1395,8 +1406,8 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact
         work, slack = work[order], slack[order]
         free = slack > _FIRST_FREE_SLACK
     elif not exact:
-        Q, workspace = _level_memory(columns, dd, nu, points, counter, solve=False)
-        u = _predict(Q, nu)
+        P, workspace = _level_memory(columns, nu, points, counter, solve=False)
+        u = _predict(P, dd[points], nu)
         if workspace is not None:
             workspace.close()
         return u, 0, False, None
@@ -1404,12 +1415,20 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact
         work, free = np.arange(m), None
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
-    solver = _BlockSolver(*_level_memory(columns, dd, nu, points[work], counter))
+    d = dd[points[work]]
+    solver = _BlockSolver(*_level_memory(columns, nu, points[work], counter), b=d)
+
+    def solve_free(free):  # Q_FF^{-1} e_F = D_F P_FF^{-1} d_F
+        return d[free] * solver(free)
+
+    def Q_times_off(u, free):  # Qu = D P D u
+        return d * solver.Q_times_off(d * u, free)
+
     steps, converged, Ku = 0, False, None
     while steps < itmax:
         with warnings.catch_warnings(record=True):
             warnings.simplefilter("always", ConvergenceWarning)
-            inner = active_set(solver, solver.Q_times_off, work.size, itmax - steps, tol,
+            inner = active_set(solve_free, Q_times_off, work.size, itmax - steps, tol,
                                free=free)
         steps += inner.n_iter
         u = np.zeros(m)
@@ -1427,7 +1446,8 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact
         # The problem restricted to work was solved exactly and each violator lowers
         # the objective: the next restricted problem ends lower, so the loop ends.
         work = np.concatenate([work, violators])
-        solver.grow(*_level_memory(columns, dd, nu, points[work], counter, solver))
+        d = dd[points[work]]
+        solver.grow(*_level_memory(columns, nu, points[work], counter, solver), b=d)
         free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
     if solver.workspace is not None:
         solver.workspace.close()

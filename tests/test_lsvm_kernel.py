@@ -273,11 +273,25 @@ def test_accelerated_projected_gradient_keeps_its_rate(nu):
 
 
 def test_the_prediction_puts_nearly_every_point_on_its_side_of_the_margin():
-    # A warm start's lowest level for 1000 points at nu = 1: 500 points, nu doubled.
+    # A warm start's lowest level for 1000 points at nu = 1: 500 points, nu doubled.  It
+    # is given P = I/nu + K and the labels, with Q = D P D.
     X, y = make_checkerboard(500, seed=0)
-    Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, 2.0)
-    u = _predict(frozen(Q), 2.0)
-    assert np.mean((u > 0) != (_exact(Q) > 0)) <= 0.02
+    K, d = kernels.rbf_kernel(X, gamma=100.0), _plus_minus_one(y)
+    u = _predict(frozen(K + np.eye(500) / 2.0), frozen(d), 2.0)
+    assert np.mean((u > 0) != (_exact(dual_matrix(K, y, 2.0)) > 0)) <= 0.02
+
+
+def test_the_gradient_steps_with_labels_are_those_on_DPD():
+    X, y = make_checkerboard(120, seed=6)
+    K, d = kernels.rbf_kernel(X, gamma=30.0), _plus_minus_one(y)
+    P = K + np.eye(120) / 5.0
+    Q = dual_matrix(K, y, 5.0)
+    np.testing.assert_array_equal(Q, d[:, None] * P * d[None, :])
+    L = _largest_eigenvalue_bound(Q)
+    assert _largest_eigenvalue_bound(P) == L
+    np.testing.assert_allclose(_accelerated_projected_gradient(P, 0.2, L, 25, d),
+                               _accelerated_projected_gradient(Q, 0.2, L, 25),
+                               rtol=0, atol=1e-12)
 
 
 def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
