@@ -202,6 +202,15 @@ class KernelColumns:
             self._rows_into(chunk, out[start : start + len(chunk)])
         return out
 
+    def block(self, rows, cols, out):
+        """``k(X[rows], X[cols])`` written into ``out`` (rows of contiguous values) and
+        returned: neither cached nor counted in ``n_rows_computed``.  :class:`RBFBlock`
+        writes there directly, another kernel's block is copied in."""
+        if isinstance(self.kernel, RBFBlock):
+            return self.kernel(self.X[rows], self.X[cols], out=out)
+        out[...] = self.kernel(self.X[rows], self.X[cols])
+        return out
+
     def _rows_into(self, points, out):
         """Write ``K[points, :]`` into ``out`` and return it; :class:`RBFBlock` writes
         there directly, another kernel's block is copied in."""

@@ -9,8 +9,11 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-from ksvm.lsvm import (_block_of, _BlockSolver, _plus_minus_one, augment, dual_matrix,
-                       lsvm_kernel, lsvm_kernel_columns, lsvm_kernel_newton)
+import ksvm.lsvm
+from ksvm.lsvm import (_accelerated_projected_gradient, _block_of, _BlockSolver, _KeptMemory,
+                       _largest_eigenvalue_bound, _plus_minus_one, _predict, _Workspace,
+                       active_set, augment, dual_matrix, free_kept_memory, lsvm_kernel,
+                       lsvm_kernel_columns, lsvm_kernel_newton)
 
 from .conftest import frozen
 
@@ -235,3 +238,128 @@ def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
         direct = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
         np.testing.assert_allclose(u, direct, rtol=0, atol=1e-12 * np.abs(direct).max())
     assert solver.base_idx.tolist() == [0, 1, 4, 3]
+
+
+def _exact(Q):
+    r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
+                   lambda u, F: Q @ u, len(Q), 200, 1e-13)
+    assert r.converged
+    return r.u
+
+
+@pytest.mark.parametrize("n", [7, 300])  # 300: Q's rows taken in blocks of 109
+def test_largest_eigenvalue_bound_is_the_largest_absolute_row_sum(n):
+    X, y = make_noisy_2d(n, seed=1)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 3.0)
+    bound = _largest_eigenvalue_bound(frozen(Q))
+    assert bound == np.abs(Q).sum(axis=1).max()
+    assert bound >= np.linalg.eigvalsh(Q)[-1]
+
+
+@pytest.mark.parametrize("nu", [2.0, 200.0])
+def test_accelerated_projected_gradient_keeps_its_rate(nu):
+    # Beck's Theorem 10.42 with f(0) - f* = e'u*/2: ||u_k - u*||^2 <= (2/mu) (1 - q)^k
+    # (e'u*/2 + mu ||u*||^2 / 2); also with L the Gershgorin bound, above lambda_max.
+    X, y = make_checkerboard(200, seed=4)
+    Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, nu)
+    u_star, mu, L = _exact(Q), 1.0 / nu, _largest_eigenvalue_bound(Q)
+    q = np.sqrt(mu / L)
+    start = u_star.sum() / 2 + mu * (u_star @ u_star) / 2
+    rounding = len(Q) * (1e-12 * u_star.max()) ** 2
+    for k in (1, 5, 20, 80, 320):  # at nu = 2 the last bound is the rounding's
+        u = _accelerated_projected_gradient(frozen(Q), mu, L, k)
+        assert u.min() >= 0.0
+        assert np.sum((u - u_star) ** 2) <= 2 / mu * (1 - q) ** k * start * (1 + 1e-9) + rounding
+
+
+def test_the_prediction_puts_nearly_every_point_on_its_side_of_the_margin():
+    # A warm start's lowest level for 1000 points at nu = 1: 500 points, nu doubled.  It
+    # is given P = I/nu + K and the labels, with Q = D P D.
+    X, y = make_checkerboard(500, seed=0)
+    K, d = kernels.rbf_kernel(X, gamma=100.0), _plus_minus_one(y)
+    u = _predict(frozen(K + np.eye(500) / 2.0), frozen(d), 2.0)
+    assert np.mean((u > 0) != (_exact(dual_matrix(K, y, 2.0)) > 0)) <= 0.02
+
+
+def test_the_gradient_steps_with_labels_are_those_on_DPD():
+    X, y = make_checkerboard(120, seed=6)
+    K, d = kernels.rbf_kernel(X, gamma=30.0), _plus_minus_one(y)
+    P = K + np.eye(120) / 5.0
+    Q = dual_matrix(K, y, 5.0)
+    np.testing.assert_array_equal(Q, d[:, None] * P * d[None, :])
+    L = _largest_eigenvalue_bound(Q)
+    assert _largest_eigenvalue_bound(P) == L
+    np.testing.assert_allclose(_accelerated_projected_gradient(P, 0.2, L, 25, d),
+                               _accelerated_projected_gradient(Q, 0.2, L, 25),
+                               rtol=0, atol=1e-12)
+
+
+def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
+    kept = _KeptMemory(limit=8 * 1000)
+    first = kept.take(100)
+    assert first.size == 100 and kept.nbytes == 0
+    kept.give(first)
+    assert kept.nbytes == 800
+    again = kept.take(60)  # the kept block, taken: no longer kept
+    assert again.size == 60 and np.shares_memory(again, first) and kept.nbytes == 0
+    other = kept.take(50)  # nothing kept: a new block
+    assert not np.shares_memory(other, first)
+    kept.give(again)
+    kept.give(other)  # smaller than the one kept: not kept
+    assert kept.nbytes == 800 and not np.shares_memory(kept.take(10), other)
+    kept.give(kept.take(2000))  # over the limit: not kept
+    assert kept.nbytes == 0
+    kept.give(first)
+    kept.clear()
+    assert kept.nbytes == 0
+
+
+def test_a_workspace_never_hands_out_memory_in_use(monkeypatch):
+    monkeypatch.setattr(ksvm.lsvm, "_KEPT", _KeptMemory(limit=10**9))
+    w = _Workspace(10)
+    Q1, F1 = w.Q(8), w.factor(8, "F")
+    Q2, F2 = w.Q(10), w.factor(9)  # formed from Q1 and F1
+    assert Q2.flags.c_contiguous and F1.flags.f_contiguous and F2.flags.c_contiguous
+    temps = [w.empty((10, 10)), w.empty((7, 13)), w.empty((5, 5))]
+    arrays = [Q1, F1, Q2, F2, *temps]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1 :]:
+            assert not np.shares_memory(a, b)
+    Q3, F3 = w.Q(3), w.factor(4)  # in the slots of Q1 and F1, no longer in use
+    assert np.shares_memory(Q3, Q1) and not np.shares_memory(Q3, Q2)
+    assert np.shares_memory(F3, F1) and not np.shares_memory(F3, F2)
+    w.release()
+    assert np.shares_memory(w.empty((10, 10)), temps[0])  # temporaries handed out again
+    w.close()
+    assert ksvm.lsvm._KEPT.nbytes == 6 * 10**2 * 8
+
+
+@pytest.mark.parametrize("room, size", [(1.0, 1000), (1.125, 300)])
+def test_workspaces_change_no_answer(monkeypatch, room, size):
+    # room 1.0: every working set that grows moves to a new workspace; size 300: the
+    # lower levels take one and the top level does not.
+    G, y, k = _problem(1100, 100.0, seed=5)
+    for nu in (1.0, 1000.0):
+        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", 0)
+        ref = lsvm_kernel_columns(KernelColumns(k, G), y, nu)
+        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", size)
+        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_ROOM", room)
+        r = lsvm_kernel_columns(KernelColumns(k, G), y, nu)
+        assert r.n_iter == ref.n_iter and r.kernel_values == ref.kernel_values
+        np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-12 * ref.u.max())
+
+
+def test_repeated_fits_work_in_the_memory_kept(monkeypatch):
+    kept = _KeptMemory(limit=ksvm.lsvm._KEPT.limit)
+    monkeypatch.setattr(ksvm.lsvm, "_KEPT", kept)
+    X, y = make_checkerboard(1000, seed=0)
+    LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    block = kept._block
+    assert 0 < kept.nbytes <= kept.limit
+    taken = []
+    original = kept.take
+    monkeypatch.setattr(kept, "take", lambda size: taken.append(original(size)) or taken[-1])
+    LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    assert taken and all(np.shares_memory(t, block) for t in taken)
+    assert kept._block is block
+    assert free_kept_memory() == block.nbytes and kept.nbytes == 0
