@@ -220,14 +220,17 @@ def main():
                       "fresh_process": True}
             records.append(record)
             show(m, nu, lsvm, svc, None)
+    repeat = args.repeat
     if args.append and args.output.exists():
-        kept = json.loads(args.output.read_text())["records"]
+        old = json.loads(args.output.read_text())
         done = {(r["m"], r["nu"]) for r in records}
-        records = [r for r in kept if (r["m"], r["nu"]) not in done] + records
+        records = [r for r in old["records"] if (r["m"], r["nu"]) not in done] + records
         records.sort(key=lambda r: (r["m"], r["nu"]))
+        if not args.sizes:  # only --large: the repeats stated are those of the kept records
+            repeat = old["repeat"]
     args.output.parent.mkdir(exist_ok=True)
     args.output.write_text(json.dumps({
-        "gamma": GAMMA, "threads": args.threads, "blas": blas, "repeat": args.repeat,
+        "gamma": GAMMA, "threads": args.threads, "blas": blas, "repeat": repeat,
         "cache_size_mb": args.cache_size, "test_points": TEST_POINTS, "timed": "fit alone",
         "fixed_point_tol": 1e-5, "fixed_point_itmax": args.fixed_point_itmax,
         "malloc": "glibc keeps freed memory: " + ", ".join(f"{k}={v}" for k, v in KEEP_MEMORY.items())

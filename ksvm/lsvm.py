@@ -1348,12 +1348,13 @@ def _predict(P, d, nu):
 
     ``Q_WW = D P D`` has its eigenvalues in ``[1/nu, L]`` (``K`` is positive
     semi-definite), ``L`` bounded by :func:`_largest_eigenvalue_bound` (of ``P`` or
-    ``Q_WW``: the signs change no absolute value).  The error of
-    :func:`_accelerated_projected_gradient` falls by about ``exp(-q)`` a step, so
-    ``ln(100) / q`` steps divide it by about a hundred, which puts nearly every point on
-    the side of the margin the exact solution puts it (a thousand took half as many steps
-    again and gave the level above no fewer flops); at most ``_PREDICTION_STEPS``, since
-    at large ``nu`` (small ``q``) even a rough prediction is worth more than its steps.
+    ``Q_WW``: the signs change no absolute value).  The objective's excess over its minimum
+    falls by about ``exp(-q)`` a step in :func:`_accelerated_projected_gradient`, so
+    ``ln(100) / q`` steps divide it by about a hundred (the distance to the solution by
+    about ten), which puts nearly every point on the side of the margin the exact solution
+    puts it (a thousand took half as many steps again and gave the level above no fewer
+    flops); at most ``_PREDICTION_STEPS``, since at large ``nu`` (small ``q``) even a rough
+    prediction is worth more than its steps.
     """
     mu, L = 1.0 / nu, _largest_eigenvalue_bound(P)
     steps = min(_PREDICTION_STEPS, int(np.ceil(np.log(100.0) / np.sqrt(mu / L))))
