@@ -930,9 +930,9 @@ class _KeptMemory:
 
     Arrays of one to four megabytes, formed and dropped, go back to the operating
     system, and the next fit pays a page fault for every 4 KB of them: on 1000 points
-    (nu = 1) a fit of the kernel LSVM made about 2400 and spent a quarter of its time
-    there, while libsvm's small allocations made none.  Repeated fits of one size
-    (a grid search, a cross-validation, a benchmark) take the same block instead.
+    (nu = 1) a fit of the kernel LSVM made about 2400 and took 1.3 times as long as with
+    its memory kept, while libsvm's small allocations made none.  Repeated fits of one
+    size (a grid search, a cross-validation, a benchmark) take the same block instead.
     """
 
     def __init__(self, limit):
@@ -983,7 +983,8 @@ def free_kept_memory():
 
     :class:`LagrangianSVC` with a kernel keeps, after a fit of a small problem (working
     sets of at most 1000 points), the block of memory its solver worked in, at most
-    61 MB, so that the next fit maps no new pages; this gives it back to the system.
+    61 MB, so that the next fit maps no new pages (a fit with a larger working set
+    gives it back itself); this gives it back to the system.
 
     Returns
     -------
@@ -1289,12 +1290,15 @@ def _dual_block(columns, nu, W, Q_old=None, counter=None, out=None):
 
 def _level_memory(columns, nu, W, counter, solver=None, solve=True):
     """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
-    ``_WORKSPACE_SIZE`` points; with room for ``W`` alone if not ``solve``).  For a
+    ``_WORKSPACE_SIZE`` points, and then :data:`_KEPT` is emptied; with room for ``W``
+    alone if not ``solve``).  For a
     ``solver`` whose working set grew to ``W``, its ``Q`` is copied and the rows of the
     points that joined added, in its workspace while that has room."""
     Q_old = None if solver is None else solver.Q
     workspace = None if solver is None else solver.workspace
     if W.size > _WORKSPACE_SIZE:
+        # A large level: the memory kept for small ones would only add to the peak.
+        _KEPT.clear()
         workspace = None
     elif not solve:
         workspace = _Workspace(W.size, solve=False)
@@ -1586,8 +1590,8 @@ class LagrangianSVC(BaseKernelClassifier):
     with ``coef0 >= 0``) computes only the rows of the points that can be free,
     on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`), and
     keeps the memory its last small problem was solved in for the next fit
-    (:func:`free_kept_memory`); the fixed point, a callable, 'sigmoid' and 'precomputed' use the whole
-    ``m x m`` matrix.  The decision function is ``K([x' -1], G') D u``; for the linear
+    (:func:`free_kept_memory`); the fixed point, a callable, 'sigmoid' and
+    'precomputed' use the whole ``m x m`` matrix.  The decision function is ``K([x' -1], G') D u``; for the linear
     kernel that is ``x'w - gamma``.
 
     Parameters

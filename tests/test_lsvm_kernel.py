@@ -363,3 +363,17 @@ def test_repeated_fits_work_in_the_memory_kept(monkeypatch):
     assert taken and all(np.shares_memory(t, block) for t in taken)
     assert kept._block is block
     assert free_kept_memory() == block.nbytes and kept.nbytes == 0
+
+
+def test_a_fit_with_a_large_working_set_keeps_no_memory(monkeypatch):
+    # 1100 points, workspaces up to 300 points: the lower levels take them, the top level
+    # (over 300) empties the memory kept, which would only add to its peak.
+    kept = _KeptMemory(limit=ksvm.lsvm._KEPT.limit)
+    monkeypatch.setattr(ksvm.lsvm, "_KEPT", kept)
+    monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", 300)
+    G, y, k = _problem(1100, 100.0, seed=5)
+    taken = []
+    original = kept.take
+    monkeypatch.setattr(kept, "take", lambda size: taken.append(size) or original(size))
+    lsvm_kernel_columns(KernelColumns(k, G), y, 1.0)
+    assert taken and kept.nbytes == 0
