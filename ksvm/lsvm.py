@@ -1015,6 +1015,7 @@ class _Workspace:
 
     def __init__(self, capacity, solve=True):
         self.capacity = capacity
+        self._solve = solve
         self._memory = _KEPT.take((6 if solve else 1) * capacity**2)
         self._slots = [0, 0]  # the Q slot and the factor slot given last
         self.release()
@@ -1028,7 +1029,7 @@ class _Workspace:
 
     def Q(self, n):
         """An empty C-ordered ``n x n`` array for ``Q_WW`` (``n <= capacity``)."""
-        if self._memory.size < 6 * self.capacity**2:  # solve=False: one Q only
+        if not self._solve:  # one Q only
             return self._memory[: n * n].reshape(n, n)
         return self._slot(0, (n, n))
 
@@ -1540,7 +1541,10 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
 
     Notes
     -----
-    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``.  Time: the rows of
+    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``; a working set of at
+    most 1000 points takes ``Q_WW``, its factors and a step's temporaries from one
+    workspace of ``6 (1.125 |W|)^2`` values, kept for the next fit
+    (:func:`free_kept_memory`).  Time: the rows of
     the support vectors, ``m`` kernel values each (again whenever they have
     left a cache too small to hold them all), ``K_WW``, and the Cholesky
     factorisations of the free sets, ``|F|^3 / 3``.  A working set only grows
