@@ -969,13 +969,22 @@ class _KeptMemory:
 
 
 #: A level of :func:`_working_set` whose working set has at most this many points takes
-#: its large arrays from a :class:`_Workspace`, of ``6 c^2`` values for its capacity ``c``.
+#: its large arrays from a :class:`_Workspace`, of ``_WORKSPACE_SLOTS`` arrays of ``c^2``
+#: values for its capacity ``c``: two for Q_WW, two for factors, two for temporaries.
 _WORKSPACE_SIZE = 1000
+_WORKSPACE_SLOTS = 6
 #: The capacity of a workspace, as a multiple of the working set it is made for: room
 #: for the points that join the working set later (6-8 % on the book's checkerboards).
 _WORKSPACE_ROOM = 1.125
-#: The workspace memory kept between fits: 6 (1.125 * 1000)^2 values at most.
-_KEPT = _KeptMemory(6 * 8 * 1125**2)
+
+
+def _capacity(n):
+    """The capacity of a workspace made for a working set of ``n`` points."""
+    return int(np.ceil(_WORKSPACE_ROOM * n))
+
+
+#: The workspace memory kept between fits: the largest workspace, 61 MB.
+_KEPT = _KeptMemory(8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2)
 
 
 def free_kept_memory():
@@ -1016,7 +1025,7 @@ class _Workspace:
     def __init__(self, capacity, solve=True):
         self.capacity = capacity
         self._solve = solve
-        self._memory = _KEPT.take((6 if solve else 1) * capacity**2)
+        self._memory = _KEPT.take((_WORKSPACE_SLOTS if solve else 1) * capacity**2)
         self._slots = [0, 0]  # the Q slot and the factor slot given last
         self.release()
 
@@ -1268,34 +1277,34 @@ class _BlockSolver:
         return u[free]
 
 
-def _dual_block(columns, nu, W, Q_old=None, counter=None, out=None):
-    """``P_WW = I/nu + K_WW`` for the points ``W``, in ``out`` if given; if ``Q_old`` is
-    given, it is the block of the first ``len(Q_old)`` points of ``W`` and only the rest
+def _dual_block(columns, nu, W, P_old=None, counter=None, out=None):
+    """``P_WW = I/nu + K_WW`` for the points ``W``, in ``out`` if given; if ``P_old`` is
+    given, it is the block of the first ``len(P_old)`` points of ``W`` and only the rest
     is computed (``out`` must not overlap it).
 
     The dual's block is ``Q_WW = D_W P_WW D_W``; the labels are left to the vectors:
     ``Q_FF^{-1} e_F = D_F P_FF^{-1} d_F`` and ``Qu = D P D u``, while scaling the rows
     and columns of ``K_WW`` by the labels would take two passes over it (the signs
     change no rounding: a factor of ``P_FF`` is one of ``Q_FF`` with signs changed)."""
-    n_old = 0 if Q_old is None else len(Q_old)
+    n_old = 0 if P_old is None else len(P_old)
     new = W[n_old:]
-    Q = np.empty((W.size, W.size)) if out is None else out
-    block = columns.block(new, W, out=Q[n_old:])  # rows of K_WW for the new points
+    P = np.empty((W.size, W.size)) if out is None else out
+    block = columns.block(new, W, out=P[n_old:])  # rows of K_WW for the new points
     counter[0] += block.size
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
     if n_old:
-        Q[:n_old, :n_old] = Q_old
-        Q[:n_old, n_old:] = block[:, :n_old].T
-    return Q
+        P[:n_old, :n_old] = P_old
+        P[:n_old, n_old:] = block[:, :n_old].T
+    return P
 
 
 def _level_memory(columns, nu, W, counter, solver=None, solve=True):
     """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
     ``_WORKSPACE_SIZE`` points, and then :data:`_KEPT` is emptied; with room for ``W``
-    alone if not ``solve``).  For a
-    ``solver`` whose working set grew to ``W``, its ``Q`` is copied and the rows of the
-    points that joined added, in its workspace while that has room."""
-    Q_old = None if solver is None else solver.Q
+    alone if not ``solve``).  For a ``solver`` whose working set grew to ``W``, its ``Q``
+    is copied and the rows of the points that joined added, in its workspace while that
+    has room."""
+    P_old = None if solver is None else solver.Q
     workspace = None if solver is None else solver.workspace
     if W.size > _WORKSPACE_SIZE:
         # A large level: the memory kept for small ones would only add to the peak.
@@ -1304,9 +1313,9 @@ def _level_memory(columns, nu, W, counter, solver=None, solve=True):
     elif not solve:
         workspace = _Workspace(W.size, solve=False)
     elif workspace is None or workspace.capacity < W.size:
-        workspace = _Workspace(int(np.ceil(_WORKSPACE_ROOM * W.size)))
+        workspace = _Workspace(_capacity(W.size))
     out = None if workspace is None else workspace.Q(W.size)
-    return _dual_block(columns, nu, W, Q_old, counter, out=out), workspace
+    return _dual_block(columns, nu, W, P_old, counter, out=out), workspace
 
 
 def _largest_eigenvalue_bound(Q):
@@ -1519,9 +1528,9 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
         solution on a random half of them with ``nu`` doubled (solved the same
         way, recursively, except that the last half, of at most 500 points, is
         solved only approximately, by accelerated projected gradient steps),
-        whose decision function estimates the whole
-        problem's: its support vectors and the points it puts inside the margin.  Only
-        their rows are ever computed, about the support vectors' number.
+        whose decision function estimates the whole problem's: its support
+        vectors and the points it puts inside the margin.  Only their rows are
+        ever computed, about the support vectors' number.
 
     Returns
     -------
@@ -1595,8 +1604,8 @@ class LagrangianSVC(BaseKernelClassifier):
     on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`), and
     keeps the memory its last small problem was solved in for the next fit
     (:func:`free_kept_memory`); the fixed point, a callable, 'sigmoid' and
-    'precomputed' use the whole ``m x m`` matrix.  The decision function is ``K([x' -1], G') D u``; for the linear
-    kernel that is ``x'w - gamma``.
+    'precomputed' use the whole ``m x m`` matrix.  The decision function is
+    ``K([x' -1], G') D u``; for the linear kernel that is ``x'w - gamma``.
 
     Parameters
     ----------
