@@ -17,9 +17,24 @@ and on the built HTML book (when it has been built by the README's first command
 at most about 3,000 visible words and 15 visible code cells per chapter, counted
 outside everything folded.
 
+The main path teaches and the engineering lives in the back matter, so, on the built
+book, a chapter's visible text (outside its folds) also keeps to:
+
+* sentences of at most 22 words on average and none over 45 (an inline formula counts
+  as one word);
+* no printed output longer than 15 lines (a longer table becomes a figure or folds);
+* at most three listings of ``ksvm``, and no name of ``ksvm`` that starts with an
+  underscore anywhere in the chapter, shown or imported;
+* no talk of how the book is tested or measured (nbval, the test suite, ignored cells,
+  the build machine, benchmark scripts): that is the back matter's subject;
+* the sources cited where they are followed, not narrated: at most a few mentions of
+  "the paper", "the lecture", "the authors" or a source's author on the main path;
+* at least one three-star exercise.
+
 ``python tests/test_chapter_shape.py`` prints those counts for every chapter.
 """
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -30,8 +45,14 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 HTML = ROOT / "_build" / "html" / "book"
 
-# Pages that are not chapters: the preface and the index of exercises.
-NOT_CHAPTERS = {"exercise_index", "preface"}
+# Pages that are not chapters: the preface, the notation, the index of exercises and the
+# back matter on speed.
+NOT_CHAPTERS = {"exercise_index", "preface", "notation"}
+
+
+def is_chapter(stem):
+    return stem not in NOT_CHAPTERS and not stem.startswith("performance")
+
 WORD_BUDGET = 3300
 CELL_BUDGET = 16
 LINE_WIDTH = 90
@@ -39,7 +60,21 @@ FOLDED_TAGS = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
 KINDS = {"proof", "computation", "implementation", "open"}
 MARK = re.compile(r" (★|★★|★★★)$")
 
-ALL_CHAPTERS = sorted(p.stem for p in BOOK.glob("*.ipynb") if p.stem not in NOT_CHAPTERS)
+ALL_CHAPTERS = sorted(p.stem for p in BOOK.glob("*.ipynb") if is_chapter(p.stem))
+ALL_PAGES = sorted(p.stem for p in BOOK.glob("*.ipynb"))
+MEAN_SENTENCE = 22
+LONGEST_SENTENCE = 45
+OUTPUT_LINES = 15
+LISTINGS = 3
+SOURCE_MENTIONS = 6
+MACHINERY = re.compile(
+    r"nbval|test[- ]suite|ignored (?:cell|output)|cells? (?:that|which) nbval|not compared when"
+    r"|build machine|benchmark script|benchmarks/|folded cell", re.I)
+SOURCE_NAMES = re.compile(
+    r"\bthe lecture\b|\blecture notes\b|\bthe paper\b|\bthe authors\b|\bMangasarian\b|\bRennie\b"
+    r"|\bCocianu\b", re.I)
+PRIVATE_ATTRIBUTE = re.compile(r"\bksvm(?:\.\w+)*\._(?!_)\w+")
+PRIVATE_IN_TEXT = re.compile(r"`(?:[\w.]+\.)?_[A-Za-z]\w*(?:\(\))?`")
 
 
 def _cells(name):
@@ -134,8 +169,37 @@ def test_visible_code_is_short_and_shows_no_plumbing(name):
         )
 
 
-def page_statistics(name):
-    """Visible words and visible code cells of a built chapter, outside folded parts."""
+def private_names(name):
+    """The names of ksvm that start with an underscore and that a page shows or imports."""
+    found = []
+    nb = json.loads((BOOK / f"{name}.ipynb").read_text())
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            shown = "".join(output.get("data", {}).get("text/markdown", ""))
+            found += PRIVATE_ATTRIBUTE.findall(shown)
+    for kind, text, _ in _cells(name):
+        if kind == "markdown":
+            found += PRIVATE_IN_TEXT.findall(text)
+            continue
+        found += PRIVATE_ATTRIBUTE.findall(text)
+        code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ksvm"):
+                found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def three_star_exercises(name):
+    text = "\n".join(t for kind, t, _ in _cells(name) if kind == "markdown")
+    return [title for title, _ in _directives(text, "exercise") if title.endswith("★★★")]
+
+
+def _visible_article(name):
+    """The article of a built page with everything folded or removed taken out."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup((HTML / f"{name}.html").read_text(), "html.parser")
@@ -144,11 +208,95 @@ def page_statistics(name):
         folded.decompose()
     for hidden in article.select(".tag_hide-cell, .tag_hide-output .cell_output, .tag_remove-cell, script, style"):
         hidden.decompose()
+    return article
+
+
+ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|et al|cf|vs|Fig|Eq|Sec|Ch|No|approx|resp)\.", re.I)
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”)]*\s+(?=[A-Z0-9(\"'“`]|MATH)")
+
+
+def sentences_of(article):
+    """The sentences of the prose of an article: paragraphs and list items, outside
+    tables, headings, code and outputs, with each formula as the one word MATH."""
+    import copy
+
+    article = copy.copy(article)
+    for junk in article.select("div.cell, table, h1, h2, h3, h4, h5, h6, .caption-number, a.headerlink"):
+        junk.decompose()
+    for math in article.select(".math"):
+        math.replace_with(" MATH ")
+    units = []
+    for block in article.find_all(["p", "li", "dd", "dt"]):
+        if block.name == "li" and block.find(["p", "ul", "ol"]):
+            continue  # its paragraphs or its own list items are units of their own
+        if block.find_parent("li") and block.name == "p":
+            pass
+        text = " ".join(block.get_text(" ").split())
+        if text:
+            units.append(text)
+    sentences = []
+    for unit in units:
+        protected = ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "§"), unit)
+        for sentence in SENTENCE_END.split(protected):
+            words = [w for w in sentence.split() if re.search(r"[A-Za-z0-9]", w)]
+            if words:
+                sentences.append((len(words), sentence.replace("§", ".")))
+    return sentences
+
+
+def output_lines(article):
+    """Lines of text of every visible output cell, in page order."""
+    counts = []
+    for output in article.select("div.cell_output"):
+        text = "\n".join(pre.get_text() for pre in output.select("pre"))
+        counts.append(len(text.strip("\n").splitlines()) if text.strip() else 0)
+    return counts
+
+
+def main_path_text(article):
+    """The visible text of an article up to its "Notes on the sources"."""
+    text = article.get_text(" ")
+    cut = text.find("Notes on the sources")
+    return text[:cut] if cut >= 0 else text
+
+
+def page_statistics(name):
+    """Visible words and visible code cells of a built chapter, outside folded parts."""
+    article = _visible_article(name)
     cells = article.select("div.cell_input")
-    for code in article.select("div.cell_input, div.cell_output, .MathJax, .math"):
+    text_only = __import__("copy").copy(article)
+    for code in text_only.select("div.cell_input, div.cell_output, .MathJax, .math"):
         code.decompose()
-    words = len(re.findall(r"[A-Za-z][A-Za-z'-]*", article.get_text(" ")))
+    words = len(re.findall(r"[A-Za-z][A-Za-z'-]*", text_only.get_text(" ")))
     return words, len(cells)
+
+
+def prose_statistics(name):
+    """Everything the shape tests measure on a built page, as a dict."""
+    article = _visible_article(name)
+    words, cells = page_statistics(name)
+    sentences = sentences_of(article)
+    lengths = [n for n, _ in sentences]
+    outputs = output_lines(article)
+    text = article.get_text(" ")
+    return {
+        "words": words,
+        "cells": cells,
+        "sentences": len(sentences),
+        "mean": sum(lengths) / len(lengths) if lengths else 0.0,
+        "longest": max(lengths, default=0),
+        "long": [s for n, s in sentences if n > LONGEST_SENTENCE],
+        "output": max(outputs, default=0),
+        "long_outputs": sum(n > OUTPUT_LINES for n in outputs),
+        "listings": sum(1 for b in article.find_all("strong") if b.get_text().strip() == "Listing"),
+        "machinery": sorted({m.group(0).lower() for m in MACHINERY.finditer(text)}),
+        "mentions": len(SOURCE_NAMES.findall(main_path_text(article))),
+    }
+
+
+def _built(name):
+    if not (HTML / f"{name}.html").exists():
+        pytest.skip("the book is not built (README, command 1)")
 
 
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
@@ -160,7 +308,63 @@ def test_built_page_fits_one_sitting(name):
     assert cells <= CELL_BUDGET, f"{name}: {cells} visible code cells (budget {CELL_BUDGET})"
 
 
+@pytest.mark.parametrize("name", ALL_CHAPTERS)
+def test_sentences_are_short(name):
+    _built(name)
+    stats = prose_statistics(name)
+    assert stats["mean"] <= MEAN_SENTENCE, f"{name}: {stats['mean']:.1f} words a sentence on average"
+    assert not stats["long"], f"{name}: sentences over {LONGEST_SENTENCE} words: " + " | ".join(
+        s[:120] for s in stats["long"][:5])
+
+
+@pytest.mark.parametrize("name", ALL_PAGES)
+def test_no_long_printed_output(name):
+    _built(name)
+    stats = prose_statistics(name)
+    assert stats["long_outputs"] == 0, (
+        f"{name}: {stats['long_outputs']} visible outputs over {OUTPUT_LINES} lines (the longest has "
+        f"{stats['output']}): make the table a figure, or fold it")
+
+
+@pytest.mark.parametrize("name", ALL_CHAPTERS)
+def test_main_path_teaches(name):
+    _built(name)
+    stats = prose_statistics(name)
+    assert not stats["machinery"], f"{name} speaks of {stats['machinery']}: that belongs to the back matter"
+    assert stats["listings"] <= LISTINGS, f"{name} shows {stats['listings']} listings (at most {LISTINGS})"
+    assert stats["mentions"] <= SOURCE_MENTIONS, (
+        f"{name} names its sources {stats['mentions']} times on its main path (at most {SOURCE_MENTIONS}): "
+        "cite where a source is followed, and teach the method")
+
+
+@pytest.mark.parametrize("name", ALL_PAGES)
+def test_no_private_name_of_ksvm(name):
+    found = private_names(name)
+    assert not found, f"{name} shows or imports private names of ksvm: {sorted(set(found))}"
+
+
+@pytest.mark.parametrize("name", ALL_CHAPTERS)
+def test_a_three_star_exercise(name):
+    assert three_star_exercises(name), f"{name} has no three-star (★★★) exercise"
+
+
+def report(names=None):
+    """The table that ``python tests/test_chapter_shape.py`` prints."""
+    names = names or [n for n in ALL_PAGES if (HTML / f"{n}.html").exists()]
+    header = (f"{'page':26s} {'words':>5s} {'cells':>5s} {'sent':>5s} {'mean':>5s} {'max':>4s} {'>45':>4s} "
+              f"{'out':>4s} {'>15':>4s} {'list':>4s} {'src':>4s} {'3*':>3s} {'priv':>4s}  machinery")
+    lines = [header]
+    for name in names:
+        st = prose_statistics(name)
+        lines.append(
+            f"{name:26s} {st['words']:5d} {st['cells']:5d} {st['sentences']:5d} {st['mean']:5.1f} "
+            f"{st['longest']:4d} {len(st['long']):4d} {st['output']:4d} {st['long_outputs']:4d} "
+            f"{st['listings']:4d} {st['mentions']:4d} {len(three_star_exercises(name)):3d} "
+            f"{len(private_names(name)):4d}  {', '.join(st['machinery'])}")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    for chapter in ALL_CHAPTERS:
-        words, cells = page_statistics(chapter)
-        print(f"{chapter:26s} {words:5d} words {cells:3d} visible code cells")
+    import sys
+
+    print(report(sys.argv[1:] or None))
