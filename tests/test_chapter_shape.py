@@ -24,7 +24,8 @@ book, a chapter's visible text (outside its folds) also keeps to:
   as one word);
 * no printed output longer than 15 lines (a longer table becomes a figure or folds);
 * at most three listings of ``ksvm``, and no name of ``ksvm`` that starts with an
-  underscore anywhere in the chapter, shown or imported;
+  underscore anywhere in the chapter, shown or imported (a listing of a public function
+  whose body calls a private helper shows that helper);
 * no talk of how the book is tested or measured (nbval, the test suite, ignored cells,
   the build machine, benchmark scripts): that is the back matter's subject;
 * the sources cited where they are followed, not narrated: at most a few mentions of
@@ -75,6 +76,7 @@ SOURCE_NAMES = re.compile(
     r"|\bCocianu\b", re.I)
 PRIVATE_ATTRIBUTE = re.compile(r"\bksvm(?:\.\w+)*\._(?!_)\w+")
 PRIVATE_IN_TEXT = re.compile(r"`(?:[\w.]+\.)?_[A-Za-z]\w*(?:\(\))?`")
+PRIVATE_IN_CODE = re.compile(r"(?<![\w])\.?_[A-Za-z]\w*")
 
 
 def _cells(name):
@@ -177,6 +179,8 @@ def private_names(name):
         for output in cell.get("outputs", []):
             shown = "".join(output.get("data", {}).get("text/markdown", ""))
             found += PRIVATE_ATTRIBUTE.findall(shown)
+            if shown.startswith("**Listing**"):  # the body of a listed function names no private helper
+                found += [f"{shown.split('`')[1]} uses {name}" for name in PRIVATE_IN_CODE.findall(shown)]
     for kind, text, _ in _cells(name):
         if kind == "markdown":
             found += PRIVATE_IN_TEXT.findall(text)
