@@ -113,22 +113,20 @@ def theta_parts(K_block):
     >>> theta_parts(np.outer(x, x))
     (16.0, 8.0)
     """
-    m = K_block.shape[0]
-    if m < 2:
-        raise ValueError(
-            "rho_1 needs at least two examples in each class (it uses the sample "
-            f"covariance (16)); a class has {m}. Use weight='equal' instead."
-        )
-    mean_norm2 = K_block.sum() / m**2  # ||mu||^2 = (1/m^2) sum_ij K_ij
-    T = K_block.sum(axis=0) - K_block.sum() / m  # T(k) = sum_i (K_ik - (1/m) sum_p K_ip)
-    # A sum of m entries carries a rounding error of about m eps max|K|: below that
-    # size a mean norm or a T(k) is 0 (a collapsed class, a zero mean), not noise that
-    # would decide the limits of theta_ratio.
-    noise = 8.0 * m * np.finfo(float).eps * float(np.abs(K_block).max(initial=0.0))
-    if abs(mean_norm2) <= noise:
-        mean_norm2 = 0.0
+    n = K_block.shape[0]
+    if n < 2:
+        raise ValueError(f"rho_1 needs at least two examples in each class (the "
+                         f"covariance (16) divides by n - 1); a class has {n}. "
+                         "Use weight='equal'.")
+    norm2 = K_block.sum() / n**2  # ||m||^2, the mean of the block
+    # n (<m, phi_j> - ||m||^2) for every j: the centred column sums, T(k) of (18)
+    T = K_block.sum(axis=0) - K_block.sum() / n
+    # below the rounding error of a sum of n entries, a norm or a T(k) is exactly 0
+    noise = 8.0 * n * np.finfo(float).eps * float(np.abs(K_block).max(initial=0.0))
+    if abs(norm2) <= noise:
+        norm2 = 0.0
     T[np.abs(T) <= noise] = 0.0
-    return float(mean_norm2**2), float(T @ T) / (m**2 * (m - 1))
+    return float(norm2**2), float(T @ T) / (n**2 * (n - 1))  # ||m||^4, m' Sigma m
 
 
 def theta_ratio(a1, v1, a2, v2):
@@ -262,7 +260,8 @@ def variability(K_block):
     0.5
     """
     diag = np.diag(K_block)
-    sq = np.maximum(diag[:, None] - 2.0 * K_block + diag[None, :], 0.0)  # rounding below 0
+    # ||phi_i - phi_j||^2 for every ordered pair; rounding can leave it just below 0
+    sq = np.maximum(diag[:, None] - 2.0 * K_block + diag[None, :], 0.0)
     return float(np.sqrt(sq).sum() / (2.0 * K_block.shape[0] ** 2))
 
 

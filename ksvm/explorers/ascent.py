@@ -107,13 +107,13 @@ def make_ascent_explorer(
         ax.plot(steps + 1, run.history, color="0.8", lw=1)  # the whole run, faint
         ax.plot(steps[: shown + 1] + 1, run.history[: shown + 1], color="tab:blue", lw=1.5)
         ax.plot([shown + 1], [q], "o", color="tab:blue", ms=5)
-        ax.axhline(q_star, color="k", ls="--", lw=1, label=f"$Q^* = {q_star:.3f}$ (SMO)")
+        ax.axhline(q_star, color="k", ls="--", lw=1, label=f"$-\\Psi^* = {q_star:.3f}$ (SMO)")
         ax.set_xscale("log")
         ax.set_xlim(1, 1.2 * (max(iterations) + 1))
         ax.set_ylim(0, 1.08 * top)
-        ax.set_xlabel("iteration $k$ + 1", fontsize=9)
-        ax.set_ylabel(r"$Q(\alpha^{(k)})$", fontsize=9)
-        ax.set_title(rf"$\rho = {rho:g}$: {run.n_iter} iterations, stop '{run.stop}'", fontsize=9)
+        ax.set_xlabel("iteration $t$ + 1", fontsize=9)
+        ax.set_ylabel(r"$-\Psi(\alpha^{(t)})$", fontsize=9)
+        ax.set_title(rf"$\eta = {rho:g}$: {run.n_iter} iterations, stop '{run.stop}'", fontsize=9)
         ax.tick_params(labelsize=8)
         ax.legend(fontsize=8, loc="lower right")
         alpha = alphas[rho, k]
@@ -131,8 +131,9 @@ def make_ascent_explorer(
     explorer = Explorer(
         draw, {"rho": rhos, "k": iterations}, start={"rho": rhos[0], "k": iterations[0]},
         stepper="k",
-        caption="Move rho: a larger step reaches Q* (dashed) in fewer iterations, until at rho = 2 the "
-                "run stops short of it; step through k to watch alpha gather on a few support vectors.",
+        caption="Move rho, the learning rate eta: a larger step reaches the optimum (dashed) in fewer "
+                "iterations, until at eta = 2 the run stops short of it; step through k to watch alpha "
+                "gather on a few support vectors.",
     )
     explorer.runs, explorer.q_star, explorer.alphas = runs, q_star, alphas
     return explorer
