@@ -107,7 +107,7 @@ def make_features_explorer(
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_aspect("equal")
-        floor = 1e-3  # below it the error is drawn on the axis: Nystroem is exact at D = m
+        floor = 1e-3  # below it the error is drawn on the axis: Nystroem is exact at D = n
         for name, errs in errors.items():
             ax_err.loglog(Ds, np.maximum(errs, floor), "o-", ms=3, color=_COLORS[name], label=name)
         k = Ds.index(D)
@@ -129,7 +129,7 @@ def make_features_explorer(
         draw, {"D": Ds, "method": list(FEATURE_MAPS)},
         start={"D": Ds[min(2, len(Ds) - 1)], "method": "random Fourier"},
         caption="Move D: the boundary sharpens into the checkerboard as the Gram error falls, "
-                "much sooner with Nystroem features, which are exact at D = m.",
+                "much sooner with Nystroem features, which are exact at D = n.",
     )
     explorer.gram_error = lambda method, D: errors[method][Ds.index(D)]
     explorer.fitted = fitted
