@@ -200,8 +200,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         rng = check_random_state(self.random_state)
         self.random_weights_ = np.sqrt(2.0 * self.gamma_) * rng.normal(size=(X.shape[1], D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
-        self._n_features_out = D
         return self
+
+    @property
+    def _n_features_out(self):
+        # the number of output features, which scikit-learn's get_feature_names_out reads
+        return self.random_weights_.shape[1]
 
     def transform(self, X):
         """``sqrt(2/D) cos(XW + b)``, a block of rows at a time.
@@ -349,8 +353,12 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             Vk = V[:, keep]
             self.normalization_ = (Vk / np.sqrt(s[keep])) @ Vk.T
             self.rank_ = int(keep.sum())
-        self._n_features_out = D
         return self
+
+    @property
+    def _n_features_out(self):
+        # the number of output features, which scikit-learn's get_feature_names_out reads
+        return self.components_.shape[0]
 
     def transform(self, X):
         """``K(X, Abar') K_DD^{+1/2}`` (or ``K(X, Abar')``), a block of rows at a time.
