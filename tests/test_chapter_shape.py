@@ -249,9 +249,12 @@ def sentences_of(article):
 
 
 def output_lines(article):
-    """Lines of text of every visible output cell, in page order."""
+    """Lines of text of every visible output cell, in page order; a listing of the package's
+    source is shown code, not printed output, and is counted among the listings instead."""
     counts = []
     for output in article.select("div.cell_output"):
+        if any(b.get_text().strip() == "Listing" for b in output.find_all("strong")):
+            continue
         text = "\n".join(pre.get_text() for pre in output.select("pre"))
         counts.append(len(text.strip("\n").splitlines()) if text.strip() else 0)
     return counts
