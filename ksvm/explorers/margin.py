@@ -429,7 +429,7 @@ def make_smo_stepper_explorer(
         ax = fig.add_axes([0.01, 0.08, 0.5, 0.8])
         _draw_plane(ax, lambda Z: Z @ w + state.b, X, y, box, state.alpha > 0, resolution, size=22)
         if state.pair is None:
-            ax.set_title("k = 0: all $\\lambda_i = 0$", fontsize=10)
+            ax.set_title("k = 0: all $\\alpha_i = 0$", fontsize=10)
         else:
             i, j = state.pair
             ax.scatter(X[[i, j], 0], X[[i, j], 1], s=150, facecolors="none", edgecolors="gold", linewidths=2.2)
@@ -437,9 +437,9 @@ def make_smo_stepper_explorer(
                 ax.annotate(name, X[m], xytext=(6, 4), textcoords="offset points", fontsize=11, weight="bold")
             before = path[k - 1].alpha
             ax.set_title(
-                f"step {k}: $\\lambda_i$ {before[i]:.3g}$\\to${state.alpha[i]:.3g}, "
-                f"$\\lambda_j$ {before[j]:.3g}$\\to${state.alpha[j]:.3g}\n"
-                f"box for $\\lambda_j$: [{state.box[0]:.3g}, {state.box[1]:.3g}]",
+                f"step {k}: $\\alpha_i$ {before[i]:.3g}$\\to${state.alpha[i]:.3g}, "
+                f"$\\alpha_j$ {before[j]:.3g}$\\to${state.alpha[j]:.3g}\n"
+                f"box for $\\alpha_j$: [{state.box[0]:.3g}, {state.box[1]:.3g}]",
                 fontsize=9,
             )
         top = fig.add_axes([0.62, 0.56, 0.36, 0.34])
@@ -447,7 +447,7 @@ def make_smo_stepper_explorer(
         top.plot(steps[: k + 1], objective[: k + 1], "o-", color="tab:green", ms=3)
         top.axhline(objective[-1], color="k", lw=0.7, ls=":")
         top.set_ylim(*_span(objective))
-        top.set_ylabel("dual objective $\\Theta$", fontsize=9)
+        top.set_ylabel("$-\\Psi(\\alpha)$", fontsize=9)
         top.tick_params(labelbottom=False, labelsize=8)
         bottom.plot(steps[: k + 1], gap[: k + 1], "o-", color="tab:purple", ms=3)
         bottom.axhline(0.0, color="k", lw=0.7, ls=":")
