@@ -37,7 +37,8 @@ NOTES = re.compile(r"^## Notes on the sources", re.M)
 
 # Notations the book does not use, with what it writes instead.
 BANNED = [
-    (re.compile(r"\^\s*\{?\s*[tT]\s*\}?(?![A-Za-z])"), r"a transpose is written ^\top, not ^t or ^T"),
+    (re.compile(r"(?<=[A-Za-z)\]}])\^\s*\{?\s*[tT]\s*\}?(?![A-Za-z])"),
+     r"a transpose is written ^\top, not ^t or ^T"),
     (re.compile(r"(?<![\\A-Za-z])[A-Za-z]'\s*(?:[A-Za-z]|\\(?!prime|quad|qquad|,|;))"),
      r"a transpose is written ^\top, not with a prime (w'x); a second point is z"),
     (re.compile(r"\\mathbf\s*\{\s*e\s*\}"), r"the vector of ones is \mathbf{1}"),
@@ -63,11 +64,48 @@ def main_text(path):
     return text[: found.start()] if found else text
 
 
+FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*(.*)$")
+
+
+def without_code(text):
+    """A markdown text without its code fences, and the bodies of its ``{math}`` directives.
+
+    A fence that opens a directive (```` ```{prf:proof} ````, ``:::{note}``) keeps its body,
+    which is markdown; a fence that opens code (```` ```python ````, a bare ```` ``` ````)
+    drops it. A fence closes on a bare fence of the same character and at least its length.
+    """
+    kept, display, stack = [], [], []  # stack: (fence, kind) with kind "code", "math" or "markdown"
+    for line in text.splitlines():
+        m = FENCE.match(line)
+        if m:
+            fence, info = m.groups()
+            top = stack[-1] if stack else None
+            if top and not info and fence[0] == top[0][0] and len(fence) >= len(top[0]):
+                stack.pop()
+                continue
+            if not (top and top[1] in ("code", "math")):
+                directive = re.match(r"\{([\w:-]+)\}", info)
+                kind = "markdown" if directive else "code"
+                if directive and directive.group(1) == "math":
+                    kind = "math"
+                stack.append((fence, kind))
+                continue
+        kinds = {kind for _, kind in stack}
+        if "code" in kinds:
+            continue
+        if "math" in kinds:
+            if not line.lstrip().startswith(":"):  # a directive's options are not math
+                display.append(line)
+            continue
+        kept.append(line)
+    return "\n".join(kept), "\n".join(display)
+
+
 def math_segments(text):
-    """The formulas of a markdown text, without code spans and non-directive code fences."""
-    text = re.sub(r"^(`{3,})(?!\{)[^\n]*\n.*?^\1[ \t]*$", " ", text, flags=re.M | re.S)
+    """The formulas of a markdown text, without code spans and code fences."""
+    text, display = without_code(text)
     text = re.sub(r"``[^`]+``|`[^`\n]+`", " ", text)
-    segments = []
+    segments = [display] if display.strip() else []
 
     def take(match):
         segments.append(match.group(match.lastindex))

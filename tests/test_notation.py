@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tests.notation import (BOOK, TABLE, banned_notations, chapter_letters, letters, load_table,
+from tests.notation import (BANNED, BOOK, TABLE, banned_notations, chapter_letters, letters, load_table,
                             main_text, math_segments, misused, pages)
 
 TABLE_BY_SYMBOL, ENTRIES = load_table()
@@ -50,6 +50,11 @@ def test_the_checker_finds_letters_and_second_meanings():
     assert letters(r"\hat{\mathbf{x}}_i^\top \boldsymbol\alpha + \text{tol}\,\phi(z)") == ["x", "i", r"\alpha", r"\varphi", "z"]
     assert letters(r"\mathcal{H}, \mathbb{R}^{d}") == [r"\mathcal{H}", r"\mathbb{R}", "d"]
     assert math_segments("a $x$ and $$\\alpha$$ and `$K$` and\n```python\n$y$\n```\n") == [r"\alpha", "x"]
+    # A directive's closing fence ends it; the markdown after it is read, a code fence is not.
+    assert math_segments("```{prf:proof}\n$a$\n```\n```python\n$y$\n```\n$x$") == ["a", "x"]
+    # A transpose written ^t is caught, a power of ten with exponent t is not.
+    (transpose, _), *_ = BANNED
+    assert transpose.search("x^t z") and transpose.search(r"(2, 1)^T") and not transpose.search("10^{t}")
     # The LSVM paper's offset gamma is caught by the gamma entry's pattern.
     (pattern, _), = TABLE_BY_SYMBOL[r"\gamma"]["not"]
     assert re.search(pattern, r"D(Aw - \mathbf{1}\gamma)") and not re.search(pattern, r"e^{-\gamma\lVert x\rVert^2}")
