@@ -37,7 +37,7 @@ NOTES = re.compile(r"^## Notes on the sources", re.M)
 
 # Notations the book does not use, with what it writes instead.
 BANNED = [
-    (re.compile(r"(?<=[A-Za-z)\]}])\^\s*\{?\s*[tT]\s*\}?(?![A-Za-z])"),
+    (re.compile(r"(?<=[A-Za-z\]}])\^\s*\{?\s*[tT]\s*\}?(?![A-Za-z])|\)\^\s*\{?\s*T\s*\}?(?![A-Za-z])"),
      r"a transpose is written ^\top, not ^t or ^T"),
     (re.compile(r"(?<![\\A-Za-z])[A-Za-z]'\s*(?:[A-Za-z]|\\(?!prime|quad|qquad|,|;))"),
      r"a transpose is written ^\top, not with a prime (w'x); a second point is z"),
@@ -152,6 +152,8 @@ def banned_notations(path):
     """(notation, reason) for every banned notation in a chapter's main text."""
     found = []
     for formula in math_segments(main_text(path)):
+        # a Greek letter to a power t (Gamma^t) is not a transpose
+        formula = re.sub(r"\\(?:" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?![A-Za-z])", "§", formula)
         for pattern, reason in BANNED:
             for m in pattern.finditer(formula):
                 found.append((formula[max(0, m.start() - 15): m.end() + 15].replace("\n", " "), reason))

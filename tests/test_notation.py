@@ -55,6 +55,7 @@ def test_the_checker_finds_letters_and_second_meanings():
     # A transpose written ^t is caught, a power of ten with exponent t is not.
     (transpose, _), *_ = BANNED
     assert transpose.search("x^t z") and transpose.search(r"(2, 1)^T") and not transpose.search("10^{t}")
+    assert not transpose.search("(1 - a)^t")
     # The LSVM paper's offset gamma is caught by the gamma entry's pattern.
     (pattern, _), = TABLE_BY_SYMBOL[r"\gamma"]["not"]
     assert re.search(pattern, r"D(Aw - \mathbf{1}\gamma)") and not re.search(pattern, r"e^{-\gamma\lVert x\rVert^2}")
