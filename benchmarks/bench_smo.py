@@ -8,16 +8,20 @@ kernel-cache budget (``cache_size`` megabytes).  Three problems:
 * the 4 x 4 checkerboard on the unit square with 5 % of the labels flipped,
   gamma = 2, C = 10.
 
-Each fit runs in a fresh Python process (its own peak memory), with the BLAS
-threads pinned (``--threads``, default 1: libsvm uses one core).  Printed per
-problem and size: the best wall time and CPU time of ``--repeat`` fits of each,
-their ratios ksvm / libsvm measured in this run, the iterations (pair updates),
-the support vectors, the relative difference of the two dual objectives
+For each problem and size, each library's fits run in one fresh Python process
+(its own peak memory), with the BLAS threads pinned (``--threads``, default 1:
+libsvm uses one core).  Printed per problem and size: the best wall time and CPU
+time of ``--repeat`` fits of each (one fit above 10 000 points), their ratios
+ksvm / libsvm measured in this run, the iterations (pair updates), the support
+vectors, the relative difference of the two dual objectives
 (both computed here, block by block, from the multipliers), the accuracy on
 20 000 fresh test points, and each process's peak resident memory.  Not a
 test: nothing is asserted.
 
-    python benchmarks/bench_smo.py [--sizes 10000 50000] [--repeat 3] [--json results/smo.json]
+    python benchmarks/bench_smo.py [--sizes 10000 50000] [--repeat 3] [--json PATH]
+
+The stored ``benchmarks/results/smo.json`` was written, from the repository's
+root, by ``python benchmarks/bench_smo.py --repeat 2 --json benchmarks/results/smo.json``.
 
 The CPU time is printed beside the wall time because on a shared machine a
 process waiting for a core inflates its wall time but not its CPU time.
@@ -100,7 +104,7 @@ def fit_one(library, problem, n, cache_size, tol, repeat, threads):
     return dict(
         library=library, solver=solver, problem=problem, n=n, wall=wall, cpu=cpu,
         n_iter=n_iter, n_sv=int(support.size), objective=objective, accuracy=accuracy,
-        peak_rss_mb=peak / 2**20, blas=setting, cache_size=cache_size, tol=tol,
+        peak_rss_mb=peak / 2**20, blas=setting, cache_size=cache_size, tol=tol, repeat=repeat,
     )
 
 
