@@ -180,8 +180,8 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
         start={"i": 0},
         stepper="i",
         caption=(
-            "Step through Code 2: the plane settles in a few iterations, the step falls "
-            "geometrically, far faster than the bound, until it is below tol."
+            "Step through the LSVM iteration: the plane settles in a few iterations, the step "
+            "falls geometrically, far faster than the bound, until it is below the tolerance."
         ),
     )
     explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
