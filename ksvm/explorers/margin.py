@@ -429,7 +429,7 @@ def make_smo_stepper_explorer(
         ax = fig.add_axes([0.01, 0.08, 0.5, 0.8])
         _draw_plane(ax, lambda Z: Z @ w + state.b, X, y, box, state.alpha > 0, resolution, size=22)
         if state.pair is None:
-            ax.set_title("k = 0: all $\\alpha_i = 0$", fontsize=10)
+            ax.set_title("t = 0: all $\\alpha_i = 0$", fontsize=10)
         else:
             i, j = state.pair
             ax.scatter(X[[i, j], 0], X[[i, j], 1], s=150, facecolors="none", edgecolors="gold", linewidths=2.2)
@@ -453,7 +453,7 @@ def make_smo_stepper_explorer(
         bottom.axhline(0.0, color="k", lw=0.7, ls=":")
         bottom.set_ylim(*_span(np.append(gap, 0.0)))
         bottom.set_ylabel("KKT gap", fontsize=9)
-        bottom.set_xlabel("step $k$", fontsize=9)
+        bottom.set_xlabel("step $t$", fontsize=9)
         bottom.tick_params(labelsize=8)
         bottom.set_xlim(-0.5, steps[-1] + 0.5)
         i, j = state.pair if state.pair is not None else ("-", "-")
