@@ -116,12 +116,12 @@ def theta_parts(K_block):
     n = K_block.shape[0]
     if n < 2:
         raise ValueError(f"rho_1 needs at least two examples in each class (the "
-                         f"covariance (16) divides by n - 1); a class has {n}. "
+                         f"covariance divides by n - 1); a class has {n}. "
                          "Use weight='equal'.")
     norm2 = K_block.sum() / n**2  # ||m||^2, the mean of the block
-    # n (<m, phi_j> - ||m||^2) for every j: the centred column sums, T(k) of (18)
+    # n (<m, phi_j> - ||m||^2) for every j: the centred column sums of the lemma
     T = K_block.sum(axis=0) - K_block.sum() / n
-    # below the rounding error of a sum of n entries, a norm or a T(k) is exactly 0
+    # below the rounding error of a sum of n entries, set a norm or a centred sum to 0
     noise = 8.0 * n * np.finfo(float).eps * float(np.abs(K_block).max(initial=0.0))
     if abs(norm2) <= noise:
         norm2 = 0.0
