@@ -9,9 +9,10 @@ intercept penalised (``intercept_scaling=1``).  Five solvers are timed:
 with its default ``solver='auto'``, the whole ``fit``), and both liblinear
 solvers (``dual=True``: coordinate descent on the dual; ``dual=False``:
 trust-region Newton on the primal, each ``LinearSVC.fit``).  Each solver runs
-in a fresh subprocess with its BLAS pinned to ``--threads`` threads
-(threadpoolctl; liblinear is single-threaded), so that its peak resident
-memory (``ru_maxrss``) can be read; the time is the best of ``--repeat`` fits
+in a fresh subprocess with its BLAS pinned to ``--threads`` threads (the
+OMP/OPENBLAS/MKL_NUM_THREADS variables, set before numpy loads, and
+threadpoolctl around the fits; liblinear is single-threaded), so that its peak
+resident memory (``ru_maxrss``) can be read; the time is the best of ``--repeat`` fits
 of the solver alone (data generation and the test set not included), and the
 table prints the peak divided by the size of the data ``X`` and ``y``, and
 the ratio of each LSVM time to the faster LinearSVC time.
@@ -19,7 +20,8 @@ the ratio of each LSVM time to the faster LinearSVC time.
 Part 2 (kernel): the 4 x 4 checkerboard, Gaussian kernel, ``lsvm_kernel``
 (Code 3, ``m x m``) against SVC at m = 1000 to 5000 (``--kernel-sizes``; with
 no sizes given the part is skipped and the kernel rows already stored in the
-output file are kept).
+output file are kept), each in a fresh subprocess whose BLAS the same variables
+pin to ``--threads`` threads.
 
 Prints one table per part, all measured in this run, and writes them to
 benchmarks/results/lsvm.json.  Not a test: nothing is asserted.
@@ -112,8 +114,9 @@ def run_kernel(solver, m, seed):
             "accuracy": float(np.mean(np.where(f >= 0, 1, -1) == y_test))}
 
 
-def in_subprocess(kind, *args):
-    result = in_fresh_process("bench_lsvm", f"run_{kind}", args)
+def in_subprocess(kind, *args, threads=None):
+    # threads: the BLAS threads of the new process, set in its environment before numpy loads
+    result = in_fresh_process("bench_lsvm", f"run_{kind}", args, threads=threads)
     if "failed" in result:
         raise RuntimeError(result["failed"])
     return result
@@ -127,7 +130,7 @@ def main():
     parser.add_argument("--nu-times-m", type=float, default=1.0,
                         help="nu * m; 1 is the authors' default nu = 1/m")
     parser.add_argument("--solvers", nargs="+", default=list(LINEAR_SOLVERS), choices=LINEAR_SOLVERS)
-    parser.add_argument("--threads", type=int, default=1, help="BLAS threads of every linear run")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads of every run")
     parser.add_argument("--repeat", type=int, default=3, help="fits per linear run; the best counts")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=RESULTS,
@@ -146,7 +149,8 @@ def main():
     print(f"{'m':>9} {'solver':>16} {'seconds':>8} {'iter':>6} {'accuracy':>9} {'peak / data':>12} "
           f"{'ratio':>6}")
     for m in args.sizes:
-        rows = [in_subprocess("linear", s, m, args.nu_times_m, args.seed, args.threads, args.repeat)
+        rows = [in_subprocess("linear", s, m, args.nu_times_m, args.seed, args.threads, args.repeat,
+                              threads=args.threads)
                 for s in args.solvers]
         liblinear = [r["seconds"] for r in rows if r["solver"].startswith("liblinear")]
         best_other = min(liblinear) if liblinear else float("nan")
@@ -165,7 +169,8 @@ def main():
         results["kernel"] = json.loads(args.output.read_text()).get("kernel", [])
         print(f"\nPart 2 skipped; the {len(results['kernel'])} kernel rows of {args.output} are kept")
     for m in args.kernel_sizes:
-        rows = [in_subprocess("kernel", s, m, args.seed) for s in ("lsvm", "svc")]
+        rows = [in_subprocess("kernel", s, m, args.seed, threads=args.threads)
+                for s in ("lsvm", "svc")]
         for r in rows:
             print(f"{m:6d} {r['solver']:>6} {r['seconds']:8.2f} {r['iterations']:7d} {100 * r['accuracy']:8.2f}%")
         print(f"{'':6} LSVM / SVC: {rows[0]['seconds'] / rows[1]['seconds']:.2f}")
