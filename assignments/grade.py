@@ -40,15 +40,19 @@ import numpy as np
 import ksvm
 from assignments.checks import MODULES, Outcome, SubmissionError, for_assignment
 from assignments.make_student import is_check_cell
-from assignments.sandbox import Limits, Stopped, Worker
+from assignments.sandbox import Limits, SandboxUnavailable, Stopped, Worker
 from assignments.wire import WireError, read_exception, short_text
 
 HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 METADATA_KEY = "ksvm_assignment"
 MAX_NOTEBOOK = 20 << 20  # bytes: a larger file is not graded
-# What a submission may not read: the reference it is compared with, and the reference solutions.
-HIDDEN = (Path(ksvm.__file__).resolve().parent, SOLUTIONS)
+# What a submission may not read: the reference it is compared with, the solutions, the checks and
+# the grader, and the repository's history, which holds them all.  (The sandbox shows no part of
+# the repository; these are also refused by the worker's guard, which names them.)
+HIDDEN = (Path(ksvm.__file__).resolve().parent, HERE, HERE.parent / ".git")
+WITHOUT_ISOLATION = ("graded without isolation (--no-isolation): the submission ran as the grader's user, "
+                     "and could read what that user can")
 
 
 def check_name(cell):
@@ -70,6 +74,7 @@ class GradeResult:
     assignment: str
     checks: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    isolated: bool = True  # graded in a sandbox
 
     @property
     def score(self):
@@ -141,7 +146,7 @@ def run_check(check, worker, rng, timeout):
     return CheckResult(check.name, True)
 
 
-def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isolate=None):
+def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isolate=True):
     """Run ``nb`` (a NotebookNode, left unchanged) in a sandbox and grade it.
 
     Parameters
@@ -156,21 +161,29 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
         The name to report.
     rng : numpy.random.Generator or None
         Draws the checks' inputs; None means fresh ones.
-    isolate : bool or None
-        Run the worker under a user id of its own; None means whenever possible (root, setpriv).
+    isolate : bool
+        Run the submission in a sandbox (`sandbox.Worker`); False runs it without one, and marks
+        the result as graded without isolation.
 
     Returns
     -------
     result : GradeResult
+
+    Raises
+    ------
+    sandbox.SandboxUnavailable
+        If ``isolate`` and no sandbox can be made on this machine.
     """
     name = assignment or assignment_of(nb, path or None)
     module = for_assignment(name) if name else None
-    result = GradeResult(path=str(path), assignment=name or "")
+    result = GradeResult(path=str(path), assignment=name or "", isolated=bool(isolate))
     if module is None:
         result.notes.append(f"unknown assignment {name!r}: name it with --assignment, one of {', '.join(MODULES)}")
         return result
     reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
     skip, result.notes = check_cells(nb, reference)
+    if not isolate:
+        result.notes.insert(0, WITHOUT_ISOLATION)
     rng = np.random.default_rng() if rng is None else rng
     stopped, worker = [], Worker(limits, hide=HIDDEN, isolate=isolate)
     try:
@@ -202,7 +215,7 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
     return result
 
 
-def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=None):
+def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True):
     """Read the submission at ``path`` (never written) and grade it."""
     path = Path(path)
     if path.stat().st_size > MAX_NOTEBOOK:
@@ -243,6 +256,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, help="draw the checks' inputs from this seed (default: fresh)")
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default: 1)")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="grade without a sandbox where none can be made; every report says so")
     args = parser.parse_args(argv)
 
     for path in args.submissions:
@@ -252,10 +267,15 @@ def main(argv=None):
 
     def grade(path):
         rng = None if args.seed is None else np.random.default_rng(args.seed)
-        return grade_file(path, args.assignment, limits=limits, rng=rng)
+        return grade_file(path, args.assignment, limits=limits, rng=rng, isolate=not args.no_isolation)
 
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(grade, args.submissions))
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            results = list(pool.map(grade, args.submissions))
+    except SandboxUnavailable as exc:
+        print(f"grade.py: {exc}.\nNothing was graded. Install bubblewrap or allow user namespaces, or run with "
+              "--no-isolation to grade without a sandbox (each report will say so).", file=sys.stderr)
+        return 2
     for result in results:
         print(format_result(result))
     if len(results) > 1:

