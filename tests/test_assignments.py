@@ -10,6 +10,10 @@ wrong solutions also run through the notebooks' side of the checks, in this proc
 
 import copy
 import re
+import shutil
+import subprocess
+import sys
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -307,3 +311,20 @@ def test_generator_refuses_a_notebook_without_solution_or_checks():
     no_solution.cells = [c for c in no_solution.cells if not _is_task(c)]
     with pytest.raises(make_student.MarkerError, match="no '### BEGIN SOLUTION' region"):
         make_student.student_notebook(no_solution)
+
+
+@pytest.mark.slow
+def test_the_wheel_for_students_holds_the_checks_and_no_solution(tmp_path):
+    # The instructors' page hands out a wheel instead of a clone, which holds the solutions.
+    source = tmp_path / "source"  # a copy, since building writes build/ beside pyproject.toml
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for name in ("ksvm", "assignments"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(source),
+                    "-w", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    (wheel,) = tmp_path.glob("ksvm-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "assignments/checks/gram_mercer.py" in names and "ksvm/kernels.py" in names
+    assert not [n for n in names if n.endswith(".ipynb") or "solution" in n], names

@@ -9,10 +9,17 @@ submission's own kernel.
 
 import base64
 import copy
+import functools
 import io
+import json
 import os
+import shutil
 import signal
 import site
+import socket
+import subprocess
+import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +43,139 @@ class Attack:
     assignment: str = "01_gram_mercer"
     base: str = "student"  # or "solutions": the attack rides on a correct submission
     limits: sandbox.Limits = sandbox.Limits(timeout=20, grace=2)
-    isolate: bool | None = None  # None: a user id of its own when possible; False: the grader's
+    isolate: bool = True  # False: graded without a sandbox (--no-isolation)
 
 
 LOOP = sandbox.Limits(timeout=1.5, grace=1)
+SOLUTION = ROOT / "assignments" / "solutions" / "01_gram_mercer.ipynb"
+PLANTED = ROOT / "assignments" / "checks" / f"planted_{os.getpid()}"  # a file that no attack may create
+MARK = f"{600 + os.getpid() % 1000}.25"  # the argument of a `sleep` that no attack may leave running
+LISTENER = socket.create_server(("127.0.0.1", 0))  # a port that no attack may reach
+LISTENER.setblocking(False)
+
+
+def _git_blob(path):
+    """The git directory and the blob of ``path`` at HEAD (what a clone holds), or two empty strings."""
+    try:
+        run = functools.partial(subprocess.run, capture_output=True, text=True, check=True, cwd=ROOT)
+        git = (ROOT / run(["git", "rev-parse", "--git-common-dir"]).stdout.strip()).resolve()
+        return str(git), run(["git", "rev-parse", f"HEAD:{path.relative_to(ROOT)}"]).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "", ""
+
+
+# Code that disarms the worker's own guard (an audit hook, in the submission's interpreter) by
+# rewriting its default arguments in memory through ctypes: what follows meets only the sandbox.
+DISARM = """import ctypes, gc
+for _f in gc.get_objects():
+    if getattr(_f, '__name__', '') == 'guard' and getattr(_f, '__defaults__', None):
+        _names = _f.__code__.co_varnames[2:2 + len(_f.__defaults__)]
+        _new = {'_hidden': (), '_workdir': '/', '_isdir': (lambda p: False), '_process': frozenset(),
+                '_native': frozenset(), '_network': frozenset()}
+        _kept = list(_new.values())
+        for _i, _n in enumerate(_names):
+            if _n in _new:
+                ctypes.c_void_p.from_address(id(_f.__defaults__) + 24 + 8 * _i).value = id(_new[_n])
+"""
+# Code that runs the solution cells of the notebook text _text now and after every later cell.
+RUN_SOLUTION = """import json
+_code = '\\n'.join(''.join(c['source']) for c in json.loads(_text)['cells'] if 'BEGIN SOLUTION' in ''.join(c['source']))
+exec(_code)
+get_ipython().events.register('post_run_cell', lambda *a: exec(_code, get_ipython().user_ns))
+"""
+# A descriptor of the work directory, and a working directory deep inside it: the guard, which
+# resolves a path against the working directory, sees a path inside the work directory where the
+# system resolves the same path through the descriptor, to a file outside.
+DIR_FD = """import os
+_here = os.getcwd()
+_fd = os.open('.', os.O_RDONLY)
+_deep = os.path.join(_here, *'abcdefghijkl')
+os.makedirs(_deep)
+"""
+READ_THROUGH_DIR_FD = """_path = os.path.relpath({path!r}, _here)
+os.chdir(_deep)
+try:
+    _text = os.read(os.open(_path, os.O_RDONLY, dir_fd=_fd), 1 << 24).decode()
+finally:
+    os.chdir(_here)
+"""
+WRITE_THROUGH_DIR_FD = """_path = os.path.relpath({path!r}, _here)
+os.chdir(_deep)
+try:
+    os.write(os.open(_path, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=_fd), b'import os')
+finally:
+    os.chdir(_here)
+"""
+# The solution's blob from the repository's history: a loose object, or an entry of a pack, where
+# it may be stored as a delta against another object of the pack.
+READ_GIT_BLOB = """import os, struct, zlib
+_git, _sha = {!r}, {!r}
+
+
+def _object(pack, at):
+    pack.seek(at)
+    head = pack.read(1 << 20)
+    kind, j = (head[0] >> 4) & 7, 1
+    while head[j - 1] & 0x80:
+        j += 1
+    if kind != 6:
+        return zlib.decompressobj().decompress(head[j:])
+    c, back = head[j], head[j] & 0x7F
+    while c & 0x80:
+        j += 1
+        c, back = head[j], ((back + 1) << 7) | (head[j] & 0x7F)
+    source, delta, out, i = _object(pack, at - back), zlib.decompressobj().decompress(head[j + 1:]), bytearray(), 0
+    for _ in range(2):
+        while delta[i] & 0x80:
+            i += 1
+        i += 1
+    while i < len(delta):
+        c, i = delta[i], i + 1
+        if c & 0x80:
+            start = size = 0
+            for k in range(7):
+                if c & (1 << k):
+                    start, size = (start | delta[i] << 8 * k, size) if k < 4 else (start, size | delta[i] << 8 * (k - 4))
+                    i += 1
+            out += source[start:start + (size or 0x10000)]
+        else:
+            out, i = out + delta[i:i + c], i + c
+    return bytes(out)
+
+
+_loose = os.path.join(_git, 'objects', _sha[:2], _sha[2:])
+if os.path.exists(_loose):
+    _raw = zlib.decompress(open(_loose, 'rb').read())
+    _text = _raw[_raw.index(b'\\0') + 1:].decode()
+else:
+    _packs = os.path.join(_git, 'objects', 'pack')
+    for _idx in [f for f in os.listdir(_packs) if f.endswith('.idx')]:
+        _i = open(os.path.join(_packs, _idx), 'rb').read()
+        _n = struct.unpack('>I', _i[1028:1032])[0]
+        _k = next((k for k in range(_n) if _i[1032 + 20 * k:1052 + 20 * k].hex() == _sha), None)
+        if _k is not None:
+            with open(os.path.join(_packs, _idx[:-4] + '.pack'), 'rb') as _p:
+                _text = _object(_p, struct.unpack('>I', _i[1032 + 24 * _n + 4 * _k:1036 + 24 * _n + 4 * _k])[0]).decode()
+""".format(*_git_blob(SOLUTION))
+# A process in a session of its own, started without any audited call.
+FORK_EXEC = f"""import _posixsubprocess, os
+_posixsubprocess.fork_exec(['/bin/sleep', '{MARK}'], [b'/bin/sleep'], True, (), None, None, -1, -1, -1, -1,
+                           -1, -1, *os.pipe(), False, True, -1, None, None, None, -1, None, False)
+"""
+# The grader's process, killed through a descriptor of it (os.kill is audited, pidfd_send_signal is not).
+PIDFD_KILL = "import os, signal\nsignal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)"
+
+
+def _left_running():
+    """The processes whose command line holds MARK."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and MARK.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
 
 CATALOGUE = {
     # IPython's hooks and its handling of exceptions, in the kernel that ran the checks
@@ -125,12 +261,12 @@ CATALOGUE = {
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
         "sys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
         "from ksvm.kernels import rbf_kernel as gaussian_gram", 0,
-        "a submission may not use ksvm or the solutions"),
+        "No module named 'ksvm'"),  # the sandbox holds no part of the repository
     "ksvm-through-the-editable-install": Attack(
         f"import site\nsite.addsitedir({site.getsitepackages()[0]!r})\n"
         "import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
         "from ksvm.kernels import rbf_kernel as gaussian_gram", 0,
-        "a submission may not use ksvm or the solutions"),
+        "No module named 'ksvm'"),
     "solution-read-from-disk": Attack(
         "import json\n"
         f"nb = json.load(open({str(ROOT / 'assignments' / 'solutions' / '01_gram_mercer.ipynb')!r}))\n"
@@ -163,11 +299,12 @@ CATALOGUE = {
     "shell-command": Attack("import subprocess\nsubprocess.run(['sh', '-c', 'echo pwned'])", 0,
                             "it tried to start a process (subprocess.Popen)"),
     "huge-print": Attack("print('x' * 10**8)", 0, "it printed more than 1 MB"),
+    # /tmp in the sandbox is the submission's own directory: the file stays there, and goes with it
     "file-outside-the-work-directory": Attack(
-        f"open({ESCAPE!r}, 'w').write('x')", 0, f"it tried to write {ESCAPE}, outside its working directory"),
+        f"open({ESCAPE!r}, 'w').write('x')", 0, "NotImplementedError: gaussian_gram"),
     "file-outside-through-a-link": Attack(
         f"import os\nos.symlink({os.path.dirname(ESCAPE)!r}, 'out')\nopen('out/{os.path.basename(ESCAPE)}', 'w')",
-        0, f"it tried to write {ESCAPE}, outside its working directory"),
+        0, "NotImplementedError: gaussian_gram"),
     "network": Attack("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)", 0,
                       "it tried to use the network (socket.connect)"),
     "raises-its-limits": Attack("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))", 0,
@@ -175,12 +312,42 @@ CATALOGUE = {
     "guard-tampered": Attack(
         "import gc\nfor f in gc.get_objects():\n    if getattr(f, '__name__', '') == 'guard':\n"
         "        f.__code__ = (lambda *a: None).__code__", 0, "it tried to change the grader's guard"),
-    # the same harm, with the worker under the grader's own user id (the grader not run as root)
+    # the same harm without a sandbox (--no-isolation): the worker's guard and its seccomp filter
     "fork-same-user": Attack("import os\nos.fork()", 0, "it tried to start a process (os.fork)", isolate=False),
     "file-outside-same-user": Attack(f"open({ESCAPE!r}, 'w').write('x')", 0,
                                      f"it tried to write {ESCAPE}", isolate=False),
     "kills-the-grader-same-user": Attack("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", 0,
                                          "it tried to send a signal to the process", isolate=False),
+    # what only the operating system's sandbox stops: the worker's guard, bypassed or disarmed
+    "dir-fd-reads-the-solution": Attack(DIR_FD + READ_THROUGH_DIR_FD.format(path=str(SOLUTION)) + RUN_SOLUTION, 0,
+                                        "FileNotFoundError"),
+    "guard-disarmed-reads-the-solution": Attack(DISARM + f"_text = open({str(SOLUTION)!r}).read()\n" + RUN_SOLUTION,
+                                                0, "FileNotFoundError"),
+    "git-history-reads-the-solution": Attack(DISARM + READ_GIT_BLOB + RUN_SOLUTION, 0, "FileNotFoundError"),
+    "guard-disarmed-imports-ksvm": Attack(
+        DISARM + f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
+        "from ksvm.kernels import rbf_kernel\ngaussian_gram = lambda X, Y, gamma: rbf_kernel(X, Y, gamma=gamma)",
+        0, "No module named 'ksvm'"),
+    "reads-the-instructors-files": Attack(f"raise RuntimeError(open({str(ROOT / 'README.md')!r}).read())", 0,
+                                          "FileNotFoundError"),
+    "process-outlives-the-grading": Attack(FORK_EXEC, 0, "PermissionError: [Errno 1] Operation not permitted"),
+    "process-outlives-the-grading-without-isolation": Attack(FORK_EXEC, 0, "PermissionError", isolate=False),
+    "guard-disarmed-shell-in-the-background": Attack(
+        DISARM + f"import subprocess\nsubprocess.Popen(['/bin/sh', '-c', 'sleep {MARK} &'])", 0,
+        "PermissionError: [Errno 1] Operation not permitted"),
+    "pidfd-kills-the-grader": Attack(PIDFD_KILL, 0, "PermissionError: [Errno 1] Operation not permitted"),
+    "pidfd-kills-the-grader-without-isolation": Attack(PIDFD_KILL, 0, "PermissionError", isolate=False),
+    "dir-fd-writes-into-the-checks": Attack(
+        DIR_FD + WRITE_THROUGH_DIR_FD.format(path=str(PLANTED)), 3, "FileNotFoundError", base="solutions"),
+    "sqlite-writes-into-the-checks": Attack(
+        f"import sqlite3\nsqlite3.connect(':memory:').execute(\"VACUUM INTO '{PLANTED}.db'\")", 3,
+        "OperationalError: unable to open database", base="solutions"),
+    "guard-disarmed-network": Attack(
+        DISARM + f"import socket\nsocket.create_connection(('127.0.0.1', {LISTENER.getsockname()[1]}), timeout=2)",
+        0, "ConnectionRefusedError"),  # the sandbox's own loopback, where nothing listens
+    "disk-filled": Attack("for _i in range(6):\n    open(f'fill{_i}', 'wb').write(b'x' * (60 << 20))", 3,
+                          "OSError: [Errno 28] No space left on device", base="solutions"),
 }
 
 
@@ -209,6 +376,10 @@ def test_attack(graded, name):
     assert result.total == 3 and result.score == attack.score, report
     assert attack.shows in report, report
     assert not os.path.exists(ESCAPE)
+    assert not PLANTED.exists() and not Path(f"{PLANTED}.db").exists()
+    assert _left_running() == []
+    with pytest.raises(BlockingIOError):
+        LISTENER.accept()
 
 
 def test_the_catalogue_is_complete():
@@ -262,9 +433,10 @@ def test_pickled_object_huge_and_truncated_arrays_are_refused():
             wire.decode(value)
 
 
-def test_an_honest_submission_under_the_graders_user_id():
+def test_an_honest_submission_without_isolation_is_marked():
     result = grade.grade_file(ROOT / "assignments" / "solutions" / "04_rho1.ipynb", isolate=False)
-    assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
+    assert result.score == result.total == 3 and result.notes == [grade.WITHOUT_ISOLATION], grade.format_result(result)
+    assert result.as_dict()["isolated"] is False
 
 
 def test_ordinary_habits_do_not_stop_a_correct_submission():
@@ -292,3 +464,82 @@ def test_an_endless_loop_is_interrupted_when_the_grader_was_started_ignoring_sig
         signal.signal(signal.SIGINT, previous)
     report = grade.format_result(result)
     assert result.score == 0 and attack.shows in report, report
+
+
+# The grader run by an ordinary user, as on an instructor's laptop: bubblewrap makes the same
+# sandbox through unprivileged user namespaces.  The test switches to the user nobody, which can
+# run the system's Python but not a Python under /root, so it needs root, setpriv, and a system
+# Python of this version that the packages of this environment fit.
+
+NOBODY = 65534
+SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+AS_NOBODY = [
+    "dir-fd-reads-the-solution", "guard-disarmed-reads-the-solution", "git-history-reads-the-solution",
+    "guard-disarmed-imports-ksvm", "reads-the-instructors-files", "process-outlives-the-grading",
+    "guard-disarmed-shell-in-the-background", "pidfd-kills-the-grader", "guard-disarmed-network", "disk-filled",
+]
+
+
+def _nobody_problem():
+    if os.geteuid() != 0:
+        return "switching to the user nobody needs root"
+    if shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is not installed"
+    if not SYSTEM_PYTHON.is_file():
+        return f"there is no {SYSTEM_PYTHON} for the user nobody to run"
+    return None
+
+
+@pytest.mark.skipif(_nobody_problem() is not None, reason=str(_nobody_problem()))
+def test_the_sandbox_holds_when_an_ordinary_user_grades():
+    with tempfile.TemporaryDirectory(prefix="ksvm-grade-test-") as folder:  # pytest's tmp_path is root's only
+        os.chmod(folder, 0o755)
+        _grade_as_nobody(Path(folder))
+
+
+def _grade_as_nobody(tmp_path):
+    instructor = tmp_path / "instructor"  # a directory the grading user may write, as its own files
+    instructor.mkdir()
+    os.chown(instructor, NOBODY, NOBODY)
+    planted = instructor / "planted"
+    attacks = {name: CATALOGUE[name] for name in AS_NOBODY}
+    attacks["dir-fd-writes-into-the-instructors-files"] = Attack(
+        DIR_FD + WRITE_THROUGH_DIR_FD.format(path=str(planted)), 3, "FileNotFoundError", base="solutions")
+    attacks["sqlite-writes-into-the-instructors-files"] = Attack(
+        f"import sqlite3\nsqlite3.connect(':memory:').execute(\"VACUUM INTO '{planted}.db'\")", 3,
+        "OperationalError: unable to open database", base="solutions")
+    for name, attack in attacks.items():
+        nbformat.write(attacked(attack), tmp_path / f"{name}.ipynb")
+    names = ["01_gram_mercer", "02_lsvm_linear", "03_rlsc_bordered", "04_rho1"]
+    for name in names:
+        shutil.copy(ROOT / "assignments" / "solutions" / f"{name}.ipynb", tmp_path / f"{name}.ipynb")
+    shutil.copy(ROOT / "assignments" / "student" / "01_gram_mercer.ipynb", tmp_path / "student.ipynb")
+    fontlist = sandbox._matplotlib_fontlist()
+    config = tmp_path / "matplotlib"
+    config.mkdir()
+    if fontlist is not None:
+        shutil.copy(fontlist, config)
+    os.chown(config, NOBODY, NOBODY)
+    report = tmp_path / "grades.json"
+    report.touch()
+    os.chown(report, NOBODY, NOBODY)
+    files = [str(tmp_path / f"{name}.ipynb") for name in [*attacks, *names, "student"]]
+    start = (f"import sys; sys.path[:0] = {[str(ROOT), *sandbox._site_directories()]!r}; "
+             "from assignments.grade import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", str(SYSTEM_PYTHON),
+         "-I", "-c", start, *files, "--jobs", "2", "--json", str(report)],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MPLCONFIGDIR": str(config), "LANG": "C.UTF-8"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = {Path(r["path"]).stem: r for r in json.loads(report.read_text())}
+    for name, attack in attacks.items():
+        text = json.dumps(results[name])
+        assert results[name]["score"] == attack.score and attack.shows in text, (name, text)
+        assert results[name]["isolated"] is True
+    assert [results[name]["score"] for name in names] == [3, 3, 3, 3]
+    assert results["student"]["score"] == 0
+    assert not planted.exists() and not Path(f"{planted}.db").exists()
+    assert _left_running() == []
+    with pytest.raises(BlockingIOError):
+        LISTENER.accept()
