@@ -12,14 +12,16 @@ For each submission the grader
    the file name;
 2. starts a worker (``assignments/sandbox.py``): a process of its own, in an empty working
    directory, under limits of time, memory and output, without ``ksvm``;
-3. runs the submission's code cells there, in order, except the assignment's check cells
-   (recognised by cell id or first line): those only say so in the report if they were edited
-   or deleted.  A cell that fails or outlasts ``--timeout`` (it is interrupted) is noted, and
-   the run goes on;
-4. runs each check of the assignment (``assignments/checks``) here, in the grader's process: the
-   check draws fresh inputs, the worker calls the student's function on them and sends back what
-   it returned as plain data, and the check compares that with ksvm's answer.  The score is the
-   number of checks passed out of the number of checks.
+3. runs the submission's code cells there, from top to bottom, as Jupyter's Restart & Run All
+   does, except the assignment's check cells (recognised by cell id or first line): in the place
+   of each, the grader runs its own check (step 4), which so sees what the cells above it made
+   and nothing that a later cell changes.  A check cell that was edited is noted; one that was
+   deleted is noted, and its check runs after the last cell.  A cell that fails or
+   outlasts ``--timeout`` (it is interrupted) is noted, and the run goes on;
+4. runs each check of the assignment (``assignments/checks``), where step 3 puts it, here in the
+   grader's process: the check draws fresh inputs, the worker calls the student's function on
+   them and sends back what it returned as plain data, and the check compares that with ksvm's
+   answer.  The score is the number of checks passed out of the number of checks.
 
 Nothing that the submission's process says decides a pass.  A submission that breaks a rule of
 the sandbox (starting a process, writing outside its directory, reading ksvm, ...) or outlasts
@@ -94,27 +96,34 @@ def assignment_of(nb, path=None):
 
 
 def check_cells(nb, reference):
-    """The indices of the cells of ``nb`` that are the check cells of ``reference``, and notes.
+    """Where the check cells of ``reference`` stand in ``nb``, and notes.
 
     A check cell is matched by its id, else by its first line.  The grader does not run these
-    cells (its checks are its own), but notes the ones that were edited or deleted, and that a
-    cell which looks like a check but is none runs as an ordinary cell.
+    cells: it runs its own check in the place of each.  It notes the ones that were edited, those
+    that were deleted (their checks run after the last cell), and that a cell which looks like a
+    check but is none runs as an ordinary cell.
+
+    Returns
+    -------
+    places : dict
+        The name of each check cell of ``reference`` ('Check 1: ...') and the index of the cell
+        of ``nb`` that stands for it, or None.
+    notes : list of str
     """
-    notes, matched = [], set()
+    notes, places = [], {}
     by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.get("id")}
     by_name = {check_name(cell): i for i, cell in enumerate(nb.cells) if is_check_cell(cell)}
     for ref in (cell for cell in reference.cells if is_check_cell(cell)):
-        index = by_id.get(ref.get("id"), by_name.get(check_name(ref)))
+        index = places[check_name(ref)] = by_id.get(ref.get("id"), by_name.get(check_name(ref)))
         if index is None:
-            notes.append(f"'{check_name(ref)}' was missing from the submission; the grader ran its own check")
-            continue
-        matched.add(index)
-        if nb.cells[index].source != ref.source:
-            notes.append(f"'{check_name(ref)}' was edited in the submission; the grader ran its own check")
+            notes.append(f"'{check_name(ref)}' was missing from the submission; "
+                         "the grader ran its own check after the last cell")
+        elif nb.cells[index].source != ref.source:
+            notes.append(f"'{check_name(ref)}' was edited in the submission; the grader ran its own check there")
     for i, cell in enumerate(nb.cells):
-        if is_check_cell(cell) and i not in matched:
+        if is_check_cell(cell) and i not in places.values():
             notes.append(f"'{check_name(cell)}' is not a check of the assignment: run as an ordinary cell")
-    return matched, notes
+    return places, notes
 
 
 def run_check(check, worker, rng, timeout):
@@ -170,13 +179,24 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
         result.notes.append(f"unknown assignment {name!r}: name it with --assignment, one of {', '.join(MODULES)}")
         return result
     reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    skip, result.notes = check_cells(nb, reference)
+    places, result.notes = check_cells(nb, reference)
+    due = {}  # the index of a check cell, or None for after the last cell: the checks that run there
+    for k, check in enumerate(module.CHECKS):
+        due.setdefault(places.get(check.name), []).append(k)
     rng = np.random.default_rng() if rng is None else rng
-    stopped, worker = [], Worker(limits, hide=HIDDEN, isolate=isolate)
+    stopped, worker, decided = [], Worker(limits, hide=HIDDEN, isolate=isolate), {}
+
+    def run_checks(place):
+        for k in due.pop(place, []):
+            decided[k] = run_check(module.CHECKS[k], worker, rng, limits.timeout)
+
     try:
         worker.start()
         for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code" or index in skip:
+            if index in places.values():  # a check cell: the grader's checks run in its place, not its code
+                run_checks(index)
+                continue
+            if cell.cell_type != "code":
                 continue
             answer = worker.cell(cell.source, what=f"cell {index}")
             where = f"cell {index} (not a check, id {cell.get('id', '?')})"
@@ -189,8 +209,8 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
                     result.notes.append(f"{where} failed: {names[0]}: {message}")
                 except WireError:
                     result.notes.append(f"{where} failed")
-        for check in module.CHECKS:
-            result.checks.append(run_check(check, worker, rng, limits.timeout))
+        run_checks(None)  # the checks whose cells are missing, after the last cell
+        result.checks = [decided[k] for k in range(len(module.CHECKS))]
     except Stopped as exc:
         stopped.append(str(exc))
     finally:
