@@ -16,8 +16,10 @@ For each submission the grader
    does, except the assignment's check cells (recognised by cell id or first line): in the place
    of each, the grader runs its own check (step 4), which so sees what the cells above it made
    and nothing that a later cell changes.  A check cell that was edited is noted; one that was
-   deleted is noted, and its check runs after the last cell.  A cell that fails or
-   outlasts ``--timeout`` (it is interrupted) is noted, and the run goes on;
+   deleted is noted, and its check runs after the last cell.  Shell commands (``!cmd``,
+   ``%pip ...``, ``%%bash`` cells, ...) are not run: each is replaced by ``pass``, with a note,
+   and the rest of its cell runs.  A cell that fails or outlasts ``--timeout`` (it is
+   interrupted) is noted, and the run goes on;
 4. runs each check of the assignment (``assignments/checks``), where step 3 puts it, here in the
    grader's process: the check draws fresh inputs, the worker calls the student's function on
    them and sends back what it returned as plain data, and the check compares that with ksvm's
@@ -30,14 +32,20 @@ read once and never written.
 """
 
 import argparse
+import ast
 import json
+import re
 import sys
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
 import numpy as np
+from IPython.core.alias import default_aliases
+from IPython.core.inputtransformer2 import HelpEnd, TransformerManager, assemble_continued_line, make_tokens_by_line
+from IPython.core.splitinput import LineInfo
 
 import ksvm
 from assignments.checks import MODULES, Outcome, SubmissionError, for_assignment
@@ -51,6 +59,15 @@ METADATA_KEY = "ksvm_assignment"
 MAX_NOTEBOOK = 20 << 20  # bytes: a larger file is not graded
 # What a submission may not read: the reference it is compared with, and the reference solutions.
 HIDDEN = (Path(ksvm.__file__).resolve().parent, SOLUTIONS)
+# Line magics that run a shell command, with IPython's aliases (%ls, %cp, ...), which do too.
+SHELL_LINE_MAGICS = frozenset({"pip", "conda", "mamba", "micromamba", "uv", "system", "sx", "sc",
+                               "man", "less", "more", "clear"} | {name for name, _ in default_aliases()})
+# Cell magics that hand their cell to a shell or another program; and those that run it as IPython code.
+SHELL_CELL_MAGICS = frozenset({"!", "system", "sx", "script", "sh", "bash", "perl", "ruby", "python", "python2",
+                               "python3", "pypy"})
+CODE_CELL_MAGICS = frozenset({"capture", "time", "timeit"})
+MAX_SCANNED = 100_000  # characters of a cell searched for shell commands; a longer cell runs as it is
+MAX_SYNTAX = 100  # pieces of IPython syntax in one cell; with more, the cell runs as it is
 
 
 def check_name(cell):
@@ -126,6 +143,111 @@ def check_cells(nb, reference):
     return places, notes
 
 
+def _indent(line):
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _blanked(lines, start, end):
+    """``lines`` with its lines ``start`` to ``end`` (included) made into ``pass``, at the indentation
+    of the first, and blank lines: a block stays valid and every other line keeps its number."""
+    return lines[:start] + [_indent(lines[start]) + "pass\n"] + ["\n"] * (end - start) + lines[end + 1:]
+
+
+def without_shell_commands(source, depth=0):
+    """``source`` (a code cell) without its shell commands, and those commands, as IPython would run them.
+
+    IPython's own input transformation finds them, as the worker's shell will: the lines ``!cmd``,
+    ``!!cmd`` and ``var = !cmd``, the line magics that run a shell command (``%pip``, ``%conda``,
+    ``%system``, ``%sx``, an alias such as ``%ls``, also written without ``%`` in a cell of one
+    line, where IPython's automagic runs them), and the cell magics that hand the cell to a shell or
+    another program (``%%bash``, ``%%sh``, ``%%script``, ``%%system``, ...).  Each such line becomes
+    ``pass`` at its indentation, so that a block stays valid and the other lines keep their
+    numbers; a shell cell magic leaves ``pass`` alone.  ``%%capture``, ``%%time`` and ``%%timeit``
+    run their cell as IPython code, whose shell commands are found in the same way.  A call of
+    ``get_ipython().system(...)`` written in Python is not IPython's syntax: it stays, and the
+    worker stops the submission when it runs.  A cell that IPython cannot transform, or too long
+    to search, is returned as it is.
+
+    Returns
+    -------
+    source : str
+        ``source`` itself if it holds no shell command.
+    commands : list of str
+        The commands taken out, each on one line, as written.
+    """
+    if not isinstance(source, str) or len(source) > MAX_SCANNED or depth > 2:
+        return source, []
+    try:
+        with warnings.catch_warnings():  # that a line ends in U+2028 or the like: IPython copes
+            warnings.filterwarnings("ignore", "`make_tokens_by_line` received", UserWarning)
+            return _without_shell_commands(source, depth)
+    except Exception:  # what IPython cannot transform fails in the worker as it would in Jupyter
+        return source, []
+
+
+def _without_shell_commands(source, depth):
+    manager = TransformerManager()
+    lines = source.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"  # as IPython does
+    work = lines
+    for transform in manager.cleanup_transforms:  # blank lines first, indentation, prompts: as IPython does
+        work = transform(work)
+    work = list(work)
+    skip = len(lines) - len(work)  # the blank lines at the top, which IPython drops
+
+    if work and work[0].startswith("%%") and not re.match(r"%%\w+\?", work[0]):
+        magic = work[0][2:].rstrip().partition(" ")[0]
+        if magic in SHELL_CELL_MAGICS:
+            return "pass\n", [lines[skip].strip()]
+        if magic in CODE_CELL_MAGICS:
+            body, commands = without_shell_commands("".join(lines[skip + 1:]), depth + 1)
+            return ("".join(lines[:skip + 1]) + body, commands) if commands else (source, [])
+        return source, []
+
+    out, commands, found = list(lines), [], False
+    for _ in range(MAX_SYNTAX):
+        tokens = make_tokens_by_line(work)
+        candidates = [cls.find(tokens) for cls in manager.token_transformers]
+        for candidate in sorted((c for c in candidates if c), key=lambda c: c.sortby()):
+            try:  # the first that IPython can transform is the one it transforms
+                transformed = candidate.transform(work)
+            except SyntaxError:
+                continue
+            break
+        else:
+            break
+        found = True
+        start = candidate.start_line
+        end = start + len(work) - len(transformed)  # a command continued with backslashes is one
+        text = assemble_continued_line(work, (start, candidate.start_col), end)
+        shell = not isinstance(candidate, HelpEnd) and (
+            text.startswith("!") or text.startswith("%") and text[1:].partition(" ")[0] in SHELL_LINE_MAGICS)
+        work = _blanked(work, start, end)  # to find the next piece of IPython syntax after this one
+        if shell:
+            commands.append(" ".join(line.strip() for line in out[skip + start:skip + end + 1]))
+            out = _blanked(out, skip + start, skip + end)
+    else:
+        return source, []
+
+    if not found and len("".join(work).splitlines()) == 1:  # IPython's automagic: `pip install numpy`
+        line = work[0].strip()
+        info = LineInfo(line)
+        if info.ifun in SHELL_LINE_MAGICS and (not info.the_rest or info.the_rest.startswith("-")
+                                               or not _is_python(line)):
+            commands.append(line)
+            out = _blanked(out, skip, len(out) - 1)
+    return ("".join(out), commands) if commands else (source, [])
+
+
+def _is_python(line):
+    try:
+        ast.parse(line)
+    except Exception:  # SyntaxError, or a line too deeply nested for the parser
+        return False
+    return True
+
+
 def run_check(check, worker, rng, timeout):
     """One check, its calls made by ``worker``, decided here."""
 
@@ -198,7 +320,11 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
                 continue
             if cell.cell_type != "code":
                 continue
-            answer = worker.cell(cell.source, what=f"cell {index}")
+            source, commands = without_shell_commands(cell.source)
+            for command in commands:
+                result.notes.append(f"cell {index}: the shell command `{command[:200]}` was skipped: "
+                                    "the grader runs no shell commands")
+            answer = worker.cell(source, what=f"cell {index}")
             where = f"cell {index} (not a check, id {cell.get('id', '?')})"
             error = answer.reply.get("error") or answer.reply.get("raised")
             if answer.interrupted:
