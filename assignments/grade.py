@@ -28,7 +28,10 @@ For each submission the grader
 Nothing that the submission's process says decides a pass.  A submission that breaks a rule of
 the sandbox (starting a process, writing outside its directory, reading ksvm, ...) or outlasts
 a limit is stopped, and every one of its checks fails, with the reason.  The submission file is
-read once and never written.
+read once and never written.  The terminal report shows every text that comes from the
+submission (messages, cell ids, first lines) with its control and bidi characters escaped and
+its lines after the first indented behind ``|``, so that it cannot pass for a line of the
+grader's own; ``--json`` writes the texts as they are.
 """
 
 import argparse
@@ -36,6 +39,7 @@ import ast
 import json
 import re
 import sys
+import unicodedata
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -360,14 +364,42 @@ def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=None):
     return grade_notebook(nb, assignment, limits=limits, path=str(path), rng=rng, isolate=isolate)
 
 
+# What the terminal report shows as escapes: control characters (C0, DEL, C1), format characters
+# (bidi controls such as U+202E, zero-width ones such as U+200B), the line and paragraph separators,
+# surrogates and unassigned code points.
+ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
+CONTINUED = "\n        | "  # how a line after the first of a text goes on, under the grader's own text
+
+
+def shown(text):
+    """``text``, which may come from the submission, as the terminal report shows it.
+
+    Every character that could move the cursor, change the terminal, reorder or hide text is
+    shown as an escape (``\\x1b``, ``\\u202e``), and each line after the first goes on under the
+    report's entry behind ``|``: no line of ``text`` can start where the grader prints
+    ``PASS``, ``FAIL``, ``note`` or ``score:``.  The JSON results keep the text as it is.
+    """
+    out = []
+    for ch in str(text):
+        if ch == "\n":
+            out.append(CONTINUED)
+        elif unicodedata.category(ch) in ESCAPED:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def format_result(result):
-    lines = [f"{result.path}  [{result.assignment or 'unknown assignment'}]"]
+    """The terminal report of one submission; every text in it goes through `shown`."""
+    lines = [f"{shown(result.path)}  [{shown(result.assignment) or 'unknown assignment'}]"]
     for note in result.notes:
-        lines.append(f"  note  {note}")
+        lines.append(f"  note  {shown(note)}")
     for check in result.checks:
-        lines.append(f"  {'PASS' if check.passed else 'FAIL'}  {check.name}")
+        lines.append(f"  {'PASS' if check.passed else 'FAIL'}  {shown(check.name)}")
         if not check.passed:
-            lines.append(f"        {check.error}")
+            lines.append(f"        {shown(check.error)}")
     lines.append(f"  score: {result.score}/{result.total}")
     return "\n".join(lines)
 
