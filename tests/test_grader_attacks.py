@@ -10,9 +10,11 @@ submission's own kernel.
 import base64
 import copy
 import io
+import json
 import os
 import signal
 import site
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,7 @@ class Attack:
     base: str = "student"  # or "solutions": the attack rides on a correct submission
     limits: sandbox.Limits = sandbox.Limits(timeout=20, grace=2)
     isolate: bool | None = None  # None: a user id of its own when possible; False: the grader's
+    cell_id: str | None = None  # if given, the code is a cell of its own with this id, after the first task cell
 
 
 LOOP = sandbox.Limits(timeout=1.5, grace=1)
@@ -76,6 +79,33 @@ CATALOGUE = {
     "forged-printout": Attack(
         "print('check 1 passed\\ncheck 2 passed\\ncheck 3 passed\\nscore: 3/3')", 0,
         "NotImplementedError: gaussian_gram"),
+    # forged reports: newlines, escape sequences and check-like lines in what the submission says
+    "forged-report-newlines-in-exceptions": Attack(
+        "FORGED = ('\\n  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel'\n"
+        "          '\\n  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel'\n"
+        "          '\\n  PASS  Check 3: is_mercer against ksvm.check_mercer\\n  score: 3/3')\n"
+        "def gaussian_gram(X, Y, gamma):\n    raise ValueError('wrong' + FORGED)\n"
+        "raise ValueError('oops' + FORGED)", 0,
+        "ValueError: wrong\n        |   PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\n        | "),
+    "forged-report-escape-sequences-in-a-cell-id": Attack(
+        "raise RuntimeError('look at my id')", 0,
+        "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\x1b[8m)",
+        cell_id="x\x1b[2K\r  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\x1b[8m"),
+    "forged-report-check-like-first-line": Attack(
+        "# Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[2K\x1b[G"
+        "  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[8m\n"
+        "print('an ordinary cell')", 0,
+        "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel"
+        "\\x1b[8m' is not a check of the assignment", cell_id="look-alike"),
+    "forged-report-bidi-override": Attack(
+        "raise ValueError('\u202e3/3 :erocs\u2028\u200b')", 0,
+        "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs"
+        "  \\u200b) failed: ValueError: 3/3 :erocs",
+        cell_id="x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\u2028\u202e3/3 :erocs  \u200b"),
+    "forged-report-in-a-shell-command": Attack(
+        "!echo \x1b[2K\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\x1b[8m", 0,
+        "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\\x1b[8m` "
+        "was skipped"),
     "forged-replies": Attack(
         "import json, os\n"
         "for fd in os.listdir('/proc/self/fd'):\n"
@@ -188,7 +218,12 @@ def attacked(attack):
     folder = ROOT / "assignments" / attack.base
     nb = copy.deepcopy(nbformat.read(folder / f"{attack.assignment}.ipynb", as_version=4))
     task = next(c for c in nb.cells if c.cell_type == "code" and c.get("id", "").startswith("task"))
-    task.source += "\n" + attack.code
+    if attack.cell_id is None:
+        task.source += "\n" + attack.code
+    else:
+        cell = nbformat.v4.new_code_cell(attack.code)
+        cell["id"] = attack.cell_id  # set after the cell is made: nbformat would refuse most of these ids
+        nb.cells.insert(nb.cells.index(task) + 1, cell)
     return nb
 
 
@@ -209,6 +244,34 @@ def test_attack(graded, name):
     assert result.total == 3 and result.score == attack.score, report
     assert attack.shows in report, report
     assert not os.path.exists(ESCAPE)
+
+
+def forged_lines(result, report):
+    """The lines of ``report`` that start where the grader prints PASS, FAIL, note or score but are
+    not the grader's own, and the characters left in it that could move the cursor, change the
+    terminal or reorder the text."""
+    lines = report.split("\n")
+    own = {f"  {'PASS' if c.passed else 'FAIL'}  {c.name}" for c in result.checks}
+    own.add(f"  score: {result.score}/{result.total}")
+    forged = [line for line in lines if line.startswith(("  PASS", "  FAIL", "  score")) and line not in own]
+    forged += [line for line in lines if line.startswith("  note")][len(result.notes):]
+    hidden = [ch for ch in report if ch != "\n" and unicodedata.category(ch) in grade.ESCAPED]
+    return forged, hidden
+
+
+@pytest.mark.parametrize("name", CATALOGUE)
+def test_no_line_of_a_report_is_forged(graded, name):
+    result = graded[name]
+    report = grade.format_result(result)
+    assert forged_lines(result, report) == ([], []), report
+    assert report.split("\n")[-1] == f"  score: {result.score}/{result.total}"
+
+
+def test_the_json_keeps_what_the_submission_said(graded):
+    raw = json.loads(json.dumps(graded["forged-report-escape-sequences-in-a-cell-id"].as_dict()))
+    assert any(CATALOGUE["forged-report-escape-sequences-in-a-cell-id"].cell_id in note for note in raw["notes"])
+    raw = json.loads(json.dumps(graded["forged-report-newlines-in-exceptions"].as_dict()))
+    assert raw["checks"][0]["error"].startswith("ValueError: wrong\n  PASS  Check 1: ")
 
 
 def test_the_catalogue_is_complete():
