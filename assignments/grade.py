@@ -43,6 +43,7 @@ import unicodedata
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 import nbformat
@@ -61,8 +62,25 @@ HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 METADATA_KEY = "ksvm_assignment"
 MAX_NOTEBOOK = 20 << 20  # bytes: a larger file is not graded
+
+
+def _ksvm_directories():
+    """Every copy of ksvm that this environment can import: the one imported here, and the others
+    that its finders know (an editable install may point to another checkout than this one)."""
+    found = {Path(ksvm.__file__).resolve().parent}
+    searches = [(finder, None) for finder in sys.meta_path] + [(PathFinder, [entry]) for entry in sys.path]
+    for finder, path in searches:
+        try:
+            spec = finder.find_spec("ksvm", path)
+        except Exception:  # a finder that cannot search for it
+            continue
+        if spec is not None and spec.origin:
+            found.add(Path(spec.origin).resolve().parent)
+    return sorted(found)
+
+
 # What a submission may not read: the reference it is compared with, and the reference solutions.
-HIDDEN = (Path(ksvm.__file__).resolve().parent, SOLUTIONS)
+HIDDEN = (*_ksvm_directories(), SOLUTIONS)
 # Line magics that run a shell command, with IPython's aliases (%ls, %cp, ...), which do too.
 SHELL_LINE_MAGICS = frozenset({"pip", "conda", "mamba", "micromamba", "uv", "system", "sx", "sc",
                                "man", "less", "more", "clear"} | {name for name, _ in default_aliases()})
