@@ -12,30 +12,45 @@ For each submission the grader
    the file name;
 2. starts a worker (``assignments/sandbox.py``): a process of its own, in an empty working
    directory, under limits of time, memory and output, without ``ksvm``;
-3. runs the submission's code cells there, in order, except the assignment's check cells
-   (recognised by cell id or first line): those only say so in the report if they were edited
-   or deleted.  A cell that fails or outlasts ``--timeout`` (it is interrupted) is noted, and
-   the run goes on;
-4. runs each check of the assignment (``assignments/checks``) here, in the grader's process: the
-   check draws fresh inputs, the worker calls the student's function on them and sends back what
-   it returned as plain data, and the check compares that with ksvm's answer.  The score is the
-   number of checks passed out of the number of checks.
+3. runs the submission's code cells there, from top to bottom, as Jupyter's Restart & Run All
+   does, except the assignment's check cells (recognised by cell id or first line): in the place
+   of each, the grader runs its own check (step 4), which so sees what the cells above it made
+   and nothing that a later cell changes.  A check cell that was edited is noted; one that was
+   deleted is noted, and its check runs after the last cell.  Shell commands (``!cmd``,
+   ``%pip ...``, ``%%bash`` cells, ...) are not run: each is replaced by ``pass``, with a note,
+   and the rest of its cell runs.  A cell that fails or outlasts ``--timeout`` (it is
+   interrupted) is noted, and the run goes on;
+4. runs each check of the assignment (``assignments/checks``), where step 3 puts it, here in the
+   grader's process: the check draws fresh inputs, the worker calls the student's function on
+   them and sends back what it returned as plain data, and the check compares that with ksvm's
+   answer.  The score is the number of checks passed out of the number of checks.
 
 Nothing that the submission's process says decides a pass.  A submission that breaks a rule of
 the sandbox (starting a process, writing outside its directory, reading ksvm, ...) or outlasts
 a limit is stopped, and every one of its checks fails, with the reason.  The submission file is
-read once and never written.
+read once and never written.  The terminal report shows every text that comes from the
+submission (messages, cell ids, first lines) with its control and bidi characters escaped and
+its lines after the first indented behind ``|``, so that it cannot pass for a line of the
+grader's own; ``--json`` writes the texts as they are.
 """
 
 import argparse
+import ast
 import json
+import re
 import sys
+import unicodedata
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 import nbformat
 import numpy as np
+from IPython.core.alias import default_aliases
+from IPython.core.inputtransformer2 import HelpEnd, TransformerManager, assemble_continued_line, make_tokens_by_line
+from IPython.core.splitinput import LineInfo
 
 import ksvm
 from assignments.checks import MODULES, Outcome, SubmissionError, for_assignment
@@ -47,12 +62,38 @@ HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 METADATA_KEY = "ksvm_assignment"
 MAX_NOTEBOOK = 20 << 20  # bytes: a larger file is not graded
+
+
+def _ksvm_directories():
+    """Every copy of ksvm that this environment can import: the one imported here, and the others
+    that its finders know (an editable install may point to another checkout than this one)."""
+    found = {Path(ksvm.__file__).resolve().parent}
+    searches = [(finder, None) for finder in sys.meta_path] + [(PathFinder, [entry]) for entry in sys.path]
+    for finder, path in searches:
+        try:
+            spec = finder.find_spec("ksvm", path)
+        except Exception:  # a finder that cannot search for it
+            continue
+        if spec is not None and spec.origin:
+            found.add(Path(spec.origin).resolve().parent)
+    return sorted(found)
+
+
 # What a submission may not read: the reference it is compared with, the solutions, the checks and
 # the grader, and the repository's history, which holds them all.  (The sandbox shows no part of
 # the repository; these are also refused by the worker's guard, which names them.)
-HIDDEN = (Path(ksvm.__file__).resolve().parent, HERE, HERE.parent / ".git")
+HIDDEN = (*_ksvm_directories(), HERE, HERE.parent / ".git")
 WITHOUT_ISOLATION = ("graded without isolation (--no-isolation): the submission ran as the grader's user, "
                      "and could read what that user can")
+# Line magics that run a shell command, with IPython's aliases (%ls, %cp, ...), which do too.
+SHELL_LINE_MAGICS = frozenset({"pip", "conda", "mamba", "micromamba", "uv", "system", "sx", "sc",
+                               "man", "less", "more", "clear"} | {name for name, _ in default_aliases()})
+# Cell magics that hand their cell to a shell or another program; and those that run it as IPython code.
+SHELL_CELL_MAGICS = frozenset({"!", "system", "sx", "script", "sh", "bash", "perl", "ruby", "python", "python2",
+                               "python3", "pypy"})
+CODE_CELL_MAGICS = frozenset({"capture", "time", "timeit"})
+MAX_SCANNED = 100_000  # characters of a cell searched for shell commands; a longer cell runs as it is
+MAX_SYNTAX = 100  # pieces of IPython syntax in one cell; with more, the cell runs as it is
 
 
 def check_name(cell):
@@ -99,27 +140,139 @@ def assignment_of(nb, path=None):
 
 
 def check_cells(nb, reference):
-    """The indices of the cells of ``nb`` that are the check cells of ``reference``, and notes.
+    """Where the check cells of ``reference`` stand in ``nb``, and notes.
 
     A check cell is matched by its id, else by its first line.  The grader does not run these
-    cells (its checks are its own), but notes the ones that were edited or deleted, and that a
-    cell which looks like a check but is none runs as an ordinary cell.
+    cells: it runs its own check in the place of each.  It notes the ones that were edited, those
+    that were deleted (their checks run after the last cell), and that a cell which looks like a
+    check but is none runs as an ordinary cell.
+
+    Returns
+    -------
+    places : dict
+        The name of each check cell of ``reference`` ('Check 1: ...') and the index of the cell
+        of ``nb`` that stands for it, or None.
+    notes : list of str
     """
-    notes, matched = [], set()
+    notes, places = [], {}
     by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.get("id")}
     by_name = {check_name(cell): i for i, cell in enumerate(nb.cells) if is_check_cell(cell)}
     for ref in (cell for cell in reference.cells if is_check_cell(cell)):
-        index = by_id.get(ref.get("id"), by_name.get(check_name(ref)))
+        index = places[check_name(ref)] = by_id.get(ref.get("id"), by_name.get(check_name(ref)))
         if index is None:
-            notes.append(f"'{check_name(ref)}' was missing from the submission; the grader ran its own check")
-            continue
-        matched.add(index)
-        if nb.cells[index].source != ref.source:
-            notes.append(f"'{check_name(ref)}' was edited in the submission; the grader ran its own check")
+            notes.append(f"'{check_name(ref)}' was missing from the submission; "
+                         "the grader ran its own check after the last cell")
+        elif nb.cells[index].source != ref.source:
+            notes.append(f"'{check_name(ref)}' was edited in the submission; the grader ran its own check there")
     for i, cell in enumerate(nb.cells):
-        if is_check_cell(cell) and i not in matched:
+        if is_check_cell(cell) and i not in places.values():
             notes.append(f"'{check_name(cell)}' is not a check of the assignment: run as an ordinary cell")
-    return matched, notes
+    return places, notes
+
+
+def _indent(line):
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _blanked(lines, start, end):
+    """``lines`` with its lines ``start`` to ``end`` (included) made into ``pass``, at the indentation
+    of the first, and blank lines: a block stays valid and every other line keeps its number."""
+    return lines[:start] + [_indent(lines[start]) + "pass\n"] + ["\n"] * (end - start) + lines[end + 1:]
+
+
+def without_shell_commands(source, depth=0):
+    """``source`` (a code cell) without its shell commands, and those commands, as IPython would run them.
+
+    IPython's own input transformation finds them, as the worker's shell will: the lines ``!cmd``,
+    ``!!cmd`` and ``var = !cmd``, the line magics that run a shell command (``%pip``, ``%conda``,
+    ``%system``, ``%sx``, an alias such as ``%ls``, also written without ``%`` in a cell of one
+    line, where IPython's automagic runs them), and the cell magics that hand the cell to a shell or
+    another program (``%%bash``, ``%%sh``, ``%%script``, ``%%system``, ...).  Each such line becomes
+    ``pass`` at its indentation, so that a block stays valid and the other lines keep their
+    numbers; a shell cell magic leaves ``pass`` alone.  ``%%capture``, ``%%time`` and ``%%timeit``
+    run their cell as IPython code, whose shell commands are found in the same way.  A call of
+    ``get_ipython().system(...)`` written in Python is not IPython's syntax: it stays, and the
+    worker stops the submission when it runs.  A cell that IPython cannot transform, or too long
+    to search, is returned as it is.
+
+    Returns
+    -------
+    source : str
+        ``source`` itself if it holds no shell command.
+    commands : list of str
+        The commands taken out, each on one line, as written.
+    """
+    if not isinstance(source, str) or len(source) > MAX_SCANNED or depth > 2:
+        return source, []
+    try:
+        with warnings.catch_warnings():  # that a line ends in U+2028 or the like: IPython copes
+            warnings.filterwarnings("ignore", "`make_tokens_by_line` received", UserWarning)
+            return _without_shell_commands(source, depth)
+    except Exception:  # what IPython cannot transform fails in the worker as it would in Jupyter
+        return source, []
+
+
+def _without_shell_commands(source, depth):
+    manager = TransformerManager()
+    lines = source.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"  # as IPython does
+    work = lines
+    for transform in manager.cleanup_transforms:  # blank lines first, indentation, prompts: as IPython does
+        work = transform(work)
+    work = list(work)
+    skip = len(lines) - len(work)  # the blank lines at the top, which IPython drops
+
+    if work and work[0].startswith("%%") and not re.match(r"%%\w+\?", work[0]):
+        magic = work[0][2:].rstrip().partition(" ")[0]
+        if magic in SHELL_CELL_MAGICS:
+            return "pass\n", [lines[skip].strip()]
+        if magic in CODE_CELL_MAGICS:
+            body, commands = without_shell_commands("".join(lines[skip + 1:]), depth + 1)
+            return ("".join(lines[:skip + 1]) + body, commands) if commands else (source, [])
+        return source, []
+
+    out, commands, found = list(lines), [], False
+    for _ in range(MAX_SYNTAX):
+        tokens = make_tokens_by_line(work)
+        candidates = [cls.find(tokens) for cls in manager.token_transformers]
+        for candidate in sorted((c for c in candidates if c), key=lambda c: c.sortby()):
+            try:  # the first that IPython can transform is the one it transforms
+                transformed = candidate.transform(work)
+            except SyntaxError:
+                continue
+            break
+        else:
+            break
+        found = True
+        start = candidate.start_line
+        end = start + len(work) - len(transformed)  # a command continued with backslashes is one
+        text = assemble_continued_line(work, (start, candidate.start_col), end)
+        shell = not isinstance(candidate, HelpEnd) and (
+            text.startswith("!") or text.startswith("%") and text[1:].partition(" ")[0] in SHELL_LINE_MAGICS)
+        work = _blanked(work, start, end)  # to find the next piece of IPython syntax after this one
+        if shell:
+            commands.append(" ".join(line.strip() for line in out[skip + start:skip + end + 1]))
+            out = _blanked(out, skip + start, skip + end)
+    else:
+        return source, []
+
+    if not found and len("".join(work).splitlines()) == 1:  # IPython's automagic: `pip install numpy`
+        line = work[0].strip()
+        info = LineInfo(line)
+        if info.ifun in SHELL_LINE_MAGICS and (not info.the_rest or info.the_rest.startswith("-")
+                                               or not _is_python(line)):
+            commands.append(line)
+            out = _blanked(out, skip, len(out) - 1)
+    return ("".join(out), commands) if commands else (source, [])
+
+
+def _is_python(line):
+    try:
+        ast.parse(line)
+    except Exception:  # SyntaxError, or a line too deeply nested for the parser
+        return False
+    return True
 
 
 def run_check(check, worker, rng, timeout):
@@ -181,17 +334,32 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
         result.notes.append(f"unknown assignment {name!r}: name it with --assignment, one of {', '.join(MODULES)}")
         return result
     reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    skip, result.notes = check_cells(nb, reference)
+    places, result.notes = check_cells(nb, reference)
+    due = {}  # the index of a check cell, or None for after the last cell: the checks that run there
+    for k, check in enumerate(module.CHECKS):
+        due.setdefault(places.get(check.name), []).append(k)
     if not isolate:
         result.notes.insert(0, WITHOUT_ISOLATION)
     rng = np.random.default_rng() if rng is None else rng
-    stopped, worker = [], Worker(limits, hide=HIDDEN, isolate=isolate)
+    stopped, worker, decided = [], Worker(limits, hide=HIDDEN, isolate=isolate), {}
+
+    def run_checks(place):
+        for k in due.pop(place, []):
+            decided[k] = run_check(module.CHECKS[k], worker, rng, limits.timeout)
+
     try:
         worker.start()
         for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code" or index in skip:
+            if index in places.values():  # a check cell: the grader's checks run in its place, not its code
+                run_checks(index)
                 continue
-            answer = worker.cell(cell.source, what=f"cell {index}")
+            if cell.cell_type != "code":
+                continue
+            source, commands = without_shell_commands(cell.source)
+            for command in commands:
+                result.notes.append(f"cell {index}: the shell command `{command[:200]}` was skipped: "
+                                    "the grader runs no shell commands")
+            answer = worker.cell(source, what=f"cell {index}")
             where = f"cell {index} (not a check, id {cell.get('id', '?')})"
             error = answer.reply.get("error") or answer.reply.get("raised")
             if answer.interrupted:
@@ -202,8 +370,8 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
                     result.notes.append(f"{where} failed: {names[0]}: {message}")
                 except WireError:
                     result.notes.append(f"{where} failed")
-        for check in module.CHECKS:
-            result.checks.append(run_check(check, worker, rng, limits.timeout))
+        run_checks(None)  # the checks whose cells are missing, after the last cell
+        result.checks = [decided[k] for k in range(len(module.CHECKS))]
     except Stopped as exc:
         stopped.append(str(exc))
     finally:
@@ -227,14 +395,42 @@ def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True):
     return grade_notebook(nb, assignment, limits=limits, path=str(path), rng=rng, isolate=isolate)
 
 
+# What the terminal report shows as escapes: control characters (C0, DEL, C1), format characters
+# (bidi controls such as U+202E, zero-width ones such as U+200B), the line and paragraph separators,
+# surrogates and unassigned code points.
+ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
+CONTINUED = "\n        | "  # how a line after the first of a text goes on, under the grader's own text
+
+
+def shown(text):
+    """``text``, which may come from the submission, as the terminal report shows it.
+
+    Every character that could move the cursor, change the terminal, reorder or hide text is
+    shown as an escape (``\\x1b``, ``\\u202e``), and each line after the first goes on under the
+    report's entry behind ``|``: no line of ``text`` can start where the grader prints
+    ``PASS``, ``FAIL``, ``note`` or ``score:``.  The JSON results keep the text as it is.
+    """
+    out = []
+    for ch in str(text):
+        if ch == "\n":
+            out.append(CONTINUED)
+        elif unicodedata.category(ch) in ESCAPED:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def format_result(result):
-    lines = [f"{result.path}  [{result.assignment or 'unknown assignment'}]"]
+    """The terminal report of one submission; every text in it goes through `shown`."""
+    lines = [f"{shown(result.path)}  [{shown(result.assignment) or 'unknown assignment'}]"]
     for note in result.notes:
-        lines.append(f"  note  {note}")
+        lines.append(f"  note  {shown(note)}")
     for check in result.checks:
-        lines.append(f"  {'PASS' if check.passed else 'FAIL'}  {check.name}")
+        lines.append(f"  {'PASS' if check.passed else 'FAIL'}  {shown(check.name)}")
         if not check.passed:
-            lines.append(f"        {check.error}")
+            lines.append(f"        {shown(check.error)}")
     lines.append(f"  score: {result.score}/{result.total}")
     return "\n".join(lines)
 

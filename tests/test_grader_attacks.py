@@ -13,6 +13,7 @@ import functools
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import site
@@ -20,6 +21,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +46,7 @@ class Attack:
     base: str = "student"  # or "solutions": the attack rides on a correct submission
     limits: sandbox.Limits = sandbox.Limits(timeout=20, grace=2)
     isolate: bool = True  # False: graded without a sandbox (--no-isolation)
+    cell_id: str | None = None  # if given, the code is a cell of its own with this id, after the first task cell
 
 
 LOOP = sandbox.Limits(timeout=1.5, grace=1)
@@ -212,6 +215,33 @@ CATALOGUE = {
     "forged-printout": Attack(
         "print('check 1 passed\\ncheck 2 passed\\ncheck 3 passed\\nscore: 3/3')", 0,
         "NotImplementedError: gaussian_gram"),
+    # forged reports: newlines, escape sequences and check-like lines in what the submission says
+    "forged-report-newlines-in-exceptions": Attack(
+        "FORGED = ('\\n  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel'\n"
+        "          '\\n  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel'\n"
+        "          '\\n  PASS  Check 3: is_mercer against ksvm.check_mercer\\n  score: 3/3')\n"
+        "def gaussian_gram(X, Y, gamma):\n    raise ValueError('wrong' + FORGED)\n"
+        "raise ValueError('oops' + FORGED)", 0,
+        "ValueError: wrong\n        |   PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\n        | "),
+    "forged-report-escape-sequences-in-a-cell-id": Attack(
+        "raise RuntimeError('look at my id')", 0,
+        "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\x1b[8m)",
+        cell_id="x\x1b[2K\r  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\x1b[8m"),
+    "forged-report-check-like-first-line": Attack(
+        "# Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[2K\x1b[G"
+        "  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[8m\n"
+        "print('an ordinary cell')", 0,
+        "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel"
+        "\\x1b[8m' is not a check of the assignment", cell_id="look-alike"),
+    "forged-report-bidi-override": Attack(
+        "raise ValueError('\u202e3/3 :erocs\u2028\u200b')", 0,
+        "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs"
+        "  \\u200b) failed: ValueError: 3/3 :erocs",
+        cell_id="x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\u2028\u202e3/3 :erocs  \u200b"),
+    "forged-report-in-a-shell-command": Attack(
+        "!echo \x1b[2K\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\x1b[8m", 0,
+        "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\\x1b[8m` "
+        "was skipped"),
     "forged-replies": Attack(
         "import json, os\n"
         "for fd in os.listdir('/proc/self/fd'):\n"
@@ -355,7 +385,12 @@ def attacked(attack):
     folder = ROOT / "assignments" / attack.base
     nb = copy.deepcopy(nbformat.read(folder / f"{attack.assignment}.ipynb", as_version=4))
     task = next(c for c in nb.cells if c.cell_type == "code" and c.get("id", "").startswith("task"))
-    task.source += "\n" + attack.code
+    if attack.cell_id is None:
+        task.source += "\n" + attack.code
+    else:
+        cell = nbformat.v4.new_code_cell(attack.code)
+        cell["id"] = attack.cell_id  # set after the cell is made: nbformat would refuse most of these ids
+        nb.cells.insert(nb.cells.index(task) + 1, cell)
     return nb
 
 
@@ -380,6 +415,34 @@ def test_attack(graded, name):
     assert _left_running() == []
     with pytest.raises(BlockingIOError):
         LISTENER.accept()
+
+
+def forged_lines(result, report):
+    """The lines of ``report`` that start where the grader prints PASS, FAIL, note or score but are
+    not the grader's own, and the characters left in it that could move the cursor, change the
+    terminal or reorder the text."""
+    lines = report.split("\n")
+    own = {f"  {'PASS' if c.passed else 'FAIL'}  {c.name}" for c in result.checks}
+    own.add(f"  score: {result.score}/{result.total}")
+    forged = [line for line in lines if line.startswith(("  PASS", "  FAIL", "  score")) and line not in own]
+    forged += [line for line in lines if line.startswith("  note")][len(result.notes):]
+    hidden = [ch for ch in report if ch != "\n" and unicodedata.category(ch) in grade.ESCAPED]
+    return forged, hidden
+
+
+@pytest.mark.parametrize("name", CATALOGUE)
+def test_no_line_of_a_report_is_forged(graded, name):
+    result = graded[name]
+    report = grade.format_result(result)
+    assert forged_lines(result, report) == ([], []), report
+    assert report.split("\n")[-1] == f"  score: {result.score}/{result.total}"
+
+
+def test_the_json_keeps_what_the_submission_said(graded):
+    raw = json.loads(json.dumps(graded["forged-report-escape-sequences-in-a-cell-id"].as_dict()))
+    assert any(CATALOGUE["forged-report-escape-sequences-in-a-cell-id"].cell_id in note for note in raw["notes"])
+    raw = json.loads(json.dumps(graded["forged-report-newlines-in-exceptions"].as_dict()))
+    assert raw["checks"][0]["error"].startswith("ValueError: wrong\n  PASS  Check 1: ")
 
 
 def test_the_catalogue_is_complete():
@@ -451,6 +514,143 @@ def test_ordinary_habits_do_not_stop_a_correct_submission():
         "%timeit -n1 -r1 gaussian_gram(G, G, 1.0)", id="habits"))
     result = grade.grade_notebook(nb)
     assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
+
+
+# Honest work written otherwise than the solutions: each variant replaces the sources of some
+# cells of a solution (by id) and inserts new cells after others; it must keep full marks, with
+# no note but one for each shell command, which the grader skips.
+
+GRAM_HELPERS = {
+    "task-gaussian": (
+        "def sq_dists(A, B):\n"
+        '    """All the squared distances ||A[i] - B[j]||^2, by einsum over the differences."""\n'
+        "    diff = np.asarray(A, dtype=float)[:, None, :] - np.asarray(B, dtype=float)[None, :, :]\n"
+        '    return np.einsum("ijk,ijk->ij", diff, diff)\n\n\n'
+        "def gaussian_gram(X, Y, gamma):\n"
+        "    return np.exp(-gamma * sq_dists(X, Y))"),
+    "task-poly": (
+        "def polynomial_gram(X, Y, degree, c=1.0):\n"
+        '    inner = np.einsum("ik,jk->ij", np.asarray(X, dtype=float), np.asarray(Y, dtype=float))\n'
+        "    return np.power(inner + c, degree)"),
+    "task-mercer": (
+        "def is_symmetric(K, bound):\n"
+        "    return np.max(np.abs(K - K.T)) <= bound\n\n\n"
+        "def is_mercer(K, tol=1e-8):\n"
+        "    K = np.array(K, dtype=float)\n"
+        "    if K.ndim != 2 or K.shape[0] != K.shape[1]:\n"
+        '        raise ValueError(f"a Gram matrix is square, got shape {K.shape}")\n'
+        "    bound = tol * max(1.0, np.max(np.abs(K)))\n"
+        "    return bool(is_symmetric(K, bound) and np.linalg.eigvalsh(0.5 * (K + K.T)).min() >= -bound)"),
+}
+LSVM_HELPERS = {
+    "task": (
+        "def plus(x):\n"
+        "    return np.maximum(x, 0.0)\n\n\n"
+        "def smw_inverse(H, nu):\n"
+        '    """z -> Q^{-1} z for Q = I/nu + HH\', by Sherman-Morrison-Woodbury, without forming Q."""\n'
+        "    small = np.linalg.inv(np.eye(H.shape[1]) / nu + H.T @ H)\n"
+        "    return lambda z: nu * (z - H @ (small @ (H.T @ z)))\n\n\n"
+        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "    A = np.asarray(A, dtype=float)\n"
+        "    d = np.asarray(d, dtype=float).ravel()\n"
+        "    H = np.column_stack([A, -np.ones(len(d))]) * d[:, None]\n"
+        "    Q_inv = smw_inverse(H, nu)\n"
+        "    u = Q_inv(np.ones(len(d)))\n"
+        "    it = 0\n"
+        "    for it in range(1, itmax + 1):\n"
+        "        Qu = u / nu + H @ (H.T @ u)\n"
+        "        u, previous = Q_inv(1.0 + plus(Qu - 1.0 - 1.9 / nu * u)), u\n"
+        "        step = np.linalg.norm(u - previous)\n"
+        '        print(f"iteration {it}: ||u_new - u|| = {step:.3e}")\n'
+        "        if step <= tol:\n"
+        "            break\n"
+        "    Du = d * u\n"
+        "    return A.T @ Du, -float(Du.sum()), it"),
+}
+SHELL_HABITS = ({"setup": "!pip install numpy\nimport numpy as np"}, {"setup": "%pip list"})
+
+HONEST = {
+    # name: (assignment, new sources by cell id, new cells after the cell of an id, the shell commands skipped)
+    "gram-own-helpers-einsum": ("01_gram_mercer", GRAM_HELPERS, {}, []),
+    "gram-helper-name-reused-after-its-check": (
+        "01_gram_mercer", GRAM_HELPERS,
+        {"check-1": "X = np.random.default_rng(0).normal(size=(5, 2))\nsq_dists = sq_dists(X, X)\n"
+                    "print(sq_dists.round(2))"},
+        []),
+    "gram-shell-commands": ("01_gram_mercer", *SHELL_HABITS, ["!pip install numpy", "%pip list"]),
+    "lsvm-own-helpers-print-every-iteration": ("02_lsvm_linear", LSVM_HELPERS, {}, []),
+    "lsvm-helper-name-reused-after-the-checks": (
+        "02_lsvm_linear", LSVM_HELPERS, {"check-3": "plus = plus(np.linspace(-1.0, 1.0, 5))\nprint(plus)"}, []),
+    "lsvm-shell-commands": ("02_lsvm_linear", *SHELL_HABITS, ["!pip install numpy", "%pip list"]),
+    "rho1-every-kind-of-shell-command": (
+        "04_rho1", {"setup": "%%capture\n!pip install numpy\nimport numpy as np"},
+        {"setup": "files = !ls\n!!ls\nif True:\n    !pip install scipy\n%system echo hi\n%sx ls\n%conda list\n"
+                  "%matplotlib inline\nx = %timeit -o -n1 -r1 np.ones(3)",
+         "task": "%%bash\necho hello", "check-1": "pip install numpy", "check-3": "%%capture\n%pip list"},
+        ["!pip install numpy", "files = !ls", "!!ls", "!pip install scipy", "%system echo hi", "%sx ls",
+         "%conda list", "%%bash", "pip install numpy", "%pip list"]),
+}
+
+
+def honest(name):
+    assignment, sources, after, _ = HONEST[name]
+    nb = copy.deepcopy(nbformat.read(ROOT / "assignments" / "solutions" / f"{assignment}.ipynb", as_version=4))
+    for cell in nb.cells:
+        cell.source = sources.get(cell.get("id"), cell.source)
+    for cell_id, source in after.items():
+        index = next(i for i, c in enumerate(nb.cells) if c.get("id") == cell_id)
+        nb.cells.insert(index + 1, nbformat.v4.new_code_cell(source, id=f"after-{cell_id}"))
+    return nb
+
+
+@pytest.fixture(scope="module")
+def honest_graded():
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(HONEST, pool.map(lambda name: grade.grade_notebook(honest(name)), HONEST)))
+
+
+@pytest.mark.parametrize("name", HONEST)
+def test_honest_variants_keep_full_marks(honest_graded, name):
+    result, commands = honest_graded[name], HONEST[name][-1]
+    report = grade.format_result(result)
+    assert result.score == result.total == 3, report
+    skipped = [re.fullmatch(r"cell \d+: the shell command `(.*)` was skipped: the grader runs no shell commands",
+                            note, re.S) for note in result.notes]
+    assert all(skipped) and [m.group(1) for m in skipped] == commands, report
+
+
+def test_a_shell_command_called_from_python_stops_the_submission():
+    """Skipping is for IPython's shell syntax, a notebook habit; a call written in Python is an attack."""
+    attack = Attack("get_ipython().system('echo pwned')", 0, "it tried to start a process", base="solutions")
+    result = grade.grade_notebook(attacked(attack), limits=attack.limits)
+    report = grade.format_result(result)
+    assert result.score == 0 and attack.shows in report, report
+
+
+@pytest.mark.parametrize("source, expected, commands", [
+    ("!pip install numpy\nimport numpy as np", "pass\nimport numpy as np", ["!pip install numpy"]),
+    ("if True:\n    !pip install scipy\n    x = 1", "if True:\n    pass\n    x = 1", ["!pip install scipy"]),
+    ("!pip \\\n  install numpy\nx = 3", "pass\n\nx = 3", ["!pip \\ install numpy"]),
+    ("out = !!ls -l\nfiles = !ls", "pass\npass", ["out = !!ls -l", "files = !ls"]),
+    ("%system echo hi\n%sx ls\ny = %sx ls\n%ls", "pass\npass\npass\npass",
+     ["%system echo hi", "%sx ls", "y = %sx ls", "%ls"]),
+    ("%%sh\nls", "pass", ["%%sh"]),
+    ("%%script bash\nls", "pass", ["%%script bash"]),
+    ("%%capture\n!pip install numpy\nx = 1", "%%capture\npass\nx = 1", ["!pip install numpy"]),
+    ("pip install numpy", "pass", ["pip install numpy"]),
+    ("ls -l", "pass", ["ls -l"]),
+    # not shell commands: Python, other magics, text that a string or a cell magic holds
+    ("ls = [1]\nls", None, []),
+    ("cat(x)", None, []),
+    ("%matplotlib inline\nx = %timeit -o f()\n%pip?", None, []),
+    ("s = '''\n!not a command\n'''", None, []),
+    ("%%writefile notes.txt\n!not a command", None, []),
+    ("get_ipython().system('echo pwned')", None, []),
+])
+def test_shell_commands_are_found_as_ipython_finds_them(source, expected, commands):
+    new, found = grade.without_shell_commands(source)
+    assert found == commands
+    assert new.rstrip("\n") == (source if expected is None else expected)
 
 
 def test_an_endless_loop_is_interrupted_when_the_grader_was_started_ignoring_sigint():
