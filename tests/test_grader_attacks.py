@@ -743,3 +743,13 @@ def _grade_as_nobody(tmp_path):
     assert _left_running() == []
     with pytest.raises(BlockingIOError):
         LISTENER.accept()
+
+
+def test_without_a_sandbox_the_grader_refuses_unless_told(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox, "_sandbox", lambda: (None, "bubblewrap could not make a sandbox (a reason)"))
+    solution = str(ROOT / "assignments" / "solutions" / "04_rho1.ipynb")
+    assert grade.main([solution]) == 2
+    assert "bubblewrap could not make a sandbox (a reason)" in capsys.readouterr().err
+    assert grade.main([solution, "--no-isolation"]) == 0
+    report = capsys.readouterr().out
+    assert "graded without isolation" in report and "score: 3/3" in report
