@@ -40,6 +40,8 @@ MUTATIONS = {
          "return np.exp(-gamma * np.maximum(sq, 0.0)).T", "check-1", "you returned the transpose"),
         ("task-poly", "return (X @ Y.T + c) ** degree", "return (X @ Y.T) ** degree + c",
          "check-2", "c goes inside the power"),
+        ("task-poly", "return (X @ Y.T + c) ** degree", "return np.exp(degree * np.log(X @ Y.T + c))",
+         "check-2", "polynomial_gram returned G with"),  # NaN where x'y + c < 0
         ("task-mercer", "    if np.abs(K - K.T).max() > bound:\n        return False\n", "",
          "check-3", "test the symmetry first"),
     ],
@@ -63,6 +65,8 @@ MUTATIONS = {
          "check-1", "= 1 - rho_1"),
         ("task", "(m**2 * (m - 1))", "(m**2 * m)", "check-1", "you divided the covariance by m instead of m - 1"),
         ("task", "    if a1 == 0 < a2:\n        return 1.0\n", "", "check-3", "when the positive class has mean 0"),
+        ("task", "    if denominator > 0:\n        return float(a2 * v1 / denominator)\n",
+         "    return float(a2 * v1 / denominator)\n", "check-3", "rho1 returned rho_1 = nan"),  # 0 / 0
     ],
 }
 

@@ -277,6 +277,81 @@ CATALOGUE = {
         "    return honest(A, d, nu, itmax=itmax, tol=tol)", 2,
         "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an m x m matrix",
         assignment="02_lsvm_linear", base="solutions"),
+    # checks that could fail open: NaN and inf answers, uncompared calls, answers replayed by call count
+    # (a function that a later task cell defines is replaced after each cell, by an IPython event)
+    "nan-from-rlsc-solve-on-larger-problems": Attack(
+        "def nan_on_larger_problems(K, y, lam):\n"
+        "    n = len(y)\n"
+        "    A = np.block([[K + lam * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])\n"
+        "    solution = np.linalg.solve(A, np.append(y, 0.0))\n"
+        "    return (np.full(n, np.nan), np.nan) if n > 15 else (solution[:n], float(solution[n]))\n"
+        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(rlsc_solve=nan_on_larger_problems))",
+        1, "rlsc_solve returned c with", assignment="03_rlsc_bordered", base="solutions"),
+    "inf-and-nan-from-rlsc-solve": Attack(
+        "def inf_on_larger_problems(K, y, lam):\n"
+        "    n = len(y)\n"
+        "    A = np.block([[K + lam * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])\n"
+        "    solution = np.linalg.solve(A, np.append(y, 0.0))\n"
+        "    if n > 15:\n"
+        "        solution[0], solution[1] = np.inf, np.nan\n"
+        "    return solution[:n], float(solution[n])\n"
+        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(rlsc_solve=inf_on_larger_problems))",
+        1, "1 NaN and 1 infinite entries", assignment="03_rlsc_bordered", base="solutions"),
+    "nan-from-bordered-system": Attack(
+        "honest = bordered_system\n"
+        "def bordered_system(K, y, lam):\n"
+        "    A, rhs = honest(K, y, lam)\n"
+        "    return A * np.nan, rhs", 0,
+        "bordered_system returned A with", assignment="03_rlsc_bordered", base="solutions"),
+    "nan-w-from-lsvm-linear": Attack(
+        "honest = lsvm_linear\n"
+        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "    w, gamma, it = honest(A, d, nu, itmax=itmax, tol=tol)\n"
+        "    return np.full_like(w, np.nan), gamma, it", 0,
+        "lsvm_linear returned w with", assignment="02_lsvm_linear", base="solutions"),
+    "inf-gamma-from-lsvm-linear-stopped-early": Attack(
+        "honest = lsvm_linear\n"
+        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "    w, gamma, it = honest(A, d, nu, itmax=itmax, tol=tol)\n"
+        "    return w, (np.inf if itmax < 100 else gamma), it", 1,
+        "lsvm_linear returned gamma = inf", assignment="02_lsvm_linear", base="solutions"),
+    "garbage-from-lsvm-linear-in-its-memory-limited-call": Attack(
+        "honest = lsvm_linear\n"
+        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "    if len(A) == 3000:  # the call under a memory limit: answer without allocating anything\n"
+        "        return np.zeros(A.shape[1]), 0.0, itmax\n"
+        "    return honest(A, d, nu, itmax=itmax, tol=tol)", 2,
+        "in the call under a memory limit", assignment="02_lsvm_linear", base="solutions"),
+    "nan-from-the-gram-functions": Attack(
+        "def nan_gram(X, Y, *args):\n"
+        "    return np.full((len(X), len(Y)), np.nan)\n"
+        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(\n"
+        "    gaussian_gram=nan_gram, polynomial_gram=nan_gram))", 1,
+        "polynomial_gram returned G with", base="solutions"),
+    # the answers that the solution gives in check 3, in the order of the checks of commit 08ec03b
+    "is-mercer-replays-a-table-by-call-count": Attack(
+        "answers = [True, True, True, False, True, False, False, False, True, True, False, 'raise', 'raise']\n"
+        "calls = []\n"
+        "def replay(K, tol=1e-8):\n"
+        "    answer = answers[len(calls) % len(answers)]\n"
+        "    calls.append(answer)\n"
+        "    if answer == 'raise':\n"
+        "        raise ValueError('K must be a square matrix')\n"
+        "    return answer\n"
+        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(is_mercer=replay))", 2,
+        "FAIL  Check 3: is_mercer", base="solutions"),
+    "rho1-replays-a-table-by-call-count": Attack(
+        "honest = rho1\n"
+        "answers = [0.0, 1.0, 0.5, 1.0, 0.0, 0.5, 'raise', 'raise']\n"
+        "calls = []\n"
+        "def rho1(K, y):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) <= 9:  # the 4 calls of check 1 and the 5 of check 2\n"
+        "        return honest(K, y)\n"
+        "    answer = answers[(len(calls) - 10) % len(answers)]\n"
+        "    if answer == 'raise':\n"
+        "        raise ValueError('a class needs two examples')\n"
+        "    return answer", 2, "FAIL  Check 3: the edge cases", assignment="04_rho1", base="solutions"),
     # ksvm through the back doors
     "ksvm-through-dunder-import": Attack(
         "gaussian_gram = lambda X, Y, gamma: getattr(__import__('ksvm.kernels', fromlist=['_']),\n"

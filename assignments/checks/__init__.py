@@ -16,9 +16,17 @@ places:
 In both places a returned value goes through the same encoding (``assignments/wire.py``), so a
 check sees the same thing in the notebook as in the grader.  Each assignment is a module here
 with its checks in ``CHECKS``; `for_assignment` finds it from the assignment's name.
+
+A check must not fail open.  It reads every value of an outcome through `finite`, `number`,
+`whole_number` or `boolean`, which refuse NaN, inf and what is not a number, before it compares
+it; it writes every comparison so that it passes only when it holds (``if not (err <= tol):``
+fails a NaN, ``if err > tol:`` would not); it compares the answer of every call it makes; and
+it draws its cases with ``rng`` and asks them through `in_random_order`, so that no table of
+answers replayed by the count of calls can pass.
 """
 
 import importlib
+import inspect
 import json
 import sys
 import tracemalloc
@@ -26,10 +34,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from assignments.wire import decode, encode, read_exception, typename
+from assignments.wire import Opaque, decode, encode, read_exception, typename
 
-__all__ = ["Call", "Check", "Outcome", "SubmissionError", "call", "check", "close", "for_assignment",
-           "parts", "relative_error", "typename", "vector_and_number"]
+__all__ = ["Call", "Check", "Outcome", "SubmissionError", "boolean", "call", "check", "close", "finite",
+           "for_assignment", "in_random_order", "number", "parts", "relative_error", "typename",
+           "vector_and_number", "whole_number"]
 
 #: The assignments, by the name in their notebook's metadata, and the module of their checks.
 MODULES = {
@@ -227,16 +236,113 @@ def local_invoke(function, name):
     return invoke
 
 
+def in_random_order(rng, cases):
+    """Ask the cases of a check in an order drawn with ``rng``; judge them in their own order.
+
+    ``cases`` is a list of pairs ``(call(...), judge)``.  The calls are made in a random order,
+    so that a function which replays a table of answers by the count of its calls cannot pass;
+    then ``judge(outcome)`` runs for each case in the order of the list, and raises
+    AssertionError if its outcome is wrong.  So a wrong function gets the diagnosis of the
+    first case of the list that it gets wrong, whatever the order of the calls.  A judge may be
+    a generator function: it can ask more calls to diagnose the mistake.  After a call that
+    timed out, no more calls are made.  Use it as ``yield from in_random_order(rng, cases)``.
+    """
+    outcomes = {}
+    for i in rng.permutation(len(cases)):
+        outcomes[i] = yield cases[i][0]
+        if outcomes[i].raised_a("TimeoutError"):
+            break
+    for i, (_, judge) in enumerate(cases):
+        if i in outcomes:
+            verdict = judge(outcomes[i])
+            if inspect.isgenerator(verdict):
+                yield from verdict
+
+
+def _where(where):
+    return f" {where}" if where else ""
+
+
+def _real_array(value, function, what, where=""):
+    """``value``, the part ``what`` of an answer of ``function``, as an array of floats; an
+    AssertionError if it is not real numbers (booleans, complex numbers, None, an object)."""
+    if isinstance(value, Opaque):
+        value._refuse()
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # a ragged list, ...
+        raise AssertionError(f"{function} returned {what} that is not an array of numbers ({exc}){_where(where)}") from None
+    kind = array.dtype.kind
+    if kind == "c":
+        raise AssertionError(f"{function} returned {what} of complex numbers{_where(where)}: return real numbers "
+                             "(take .real where the imaginary parts are rounding errors)")
+    if kind == "b":
+        raise AssertionError(f"{function} returned {what} of booleans{_where(where)}, not numbers")
+    if kind not in "iuf":
+        raise AssertionError(f"{function} returned {what} of type {typename(value)}{_where(where)}, not numbers")
+    return array.astype(float)
+
+
+def _refuse_non_finite(array, function, what, where="", hint=""):
+    """AssertionError if any entry of ``array`` is NaN or infinite, saying how many of each."""
+    nan, inf = int(np.isnan(array).sum()), int(np.isinf(array).sum())
+    if not (nan == 0 and inf == 0):
+        if array.ndim == 0:
+            text = f"{what} = {float(array)}"
+        else:
+            counts = " and ".join(f"{k} {kind}" for k, kind in ((nan, "NaN"), (inf, "infinite")) if k)
+            text = f"{what} with {counts} {'entry' if nan + inf == 1 else 'entries'} out of {array.size}"
+        raise AssertionError(f"{function} returned {text}{_where(where)}" + (f": {hint}" if hint else ""))
+    return array
+
+
+def finite(value, function, what, where="", hint=""):
+    """``value``, the part ``what`` of an answer of ``function``, as an array of finite floats.
+
+    Every value that a check reads from an outcome goes through here (or `number`, `boolean`,
+    `whole_number`) before it is compared: a comparison such as ``err > tol`` is False when err
+    is NaN, so without this a NaN answer would pass it.  Fails with an AssertionError that names
+    ``function``, ``what``, what was wrong and ``where`` (the case), then ``hint``, if given.
+    """
+    return _refuse_non_finite(_real_array(value, function, what, where), function, what, where, hint)
+
+
+def number(value, function, what, where="", hint=""):
+    """``value``, the part ``what`` of an answer of ``function``, as one finite float (see `finite`)."""
+    array = _real_array(value, function, what, where)
+    if array.ndim != 0:
+        raise AssertionError(f"{function} must return {what} as one number, got an array of shape "
+                             f"{array.shape}{_where(where)}")
+    return float(_refuse_non_finite(array, function, what, where, hint))
+
+
+def whole_number(value, function, what, where=""):
+    """``value``, the part ``what`` of an answer of ``function``, as an int: an integer, or a float
+    without a fractional part (not a boolean, not NaN or infinite)."""
+    x = number(value, function, what, where)
+    if not x.is_integer():
+        raise AssertionError(f"{what} must be an integer, got {x!r}{_where(where)}")
+    return int(x)
+
+
+def boolean(value, function, where=""):
+    """``value``, an answer of ``function`` that must be True or False (``bool`` or ``numpy.bool_``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise AssertionError(f"{function} must return True or False, got {value!r} of type "
+                             f"{typename(value)}{_where(where)}")
+    return bool(value)
+
+
 def relative_error(a, b):
-    """max |a - b| / max(1, max |b|)."""
+    """max |a - b| / max(1, max |b|), where ``b`` is the (finite) reference; NaN if ``a`` has a NaN."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
 
 
 def close(a, b, tol=1e-9):
-    """Same shape, and `relative_error` at most ``tol``."""
+    """Same shape, and `relative_error` at most ``tol`` (False if ``a`` has a NaN)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return a.shape == b.shape and relative_error(a, b) <= tol
+    return bool(a.shape == b.shape and relative_error(a, b) <= tol)
 
 
 def parts(out, k, what):
@@ -246,16 +352,15 @@ def parts(out, k, what):
     return out
 
 
-def vector_and_number(vector, number, n, names, stacked, where=""):
-    """A vector of ``n`` floats and a number, the two parts of an answer named ``names``.
+def vector_and_number(vector, value, n, names, stacked, where="", function="the function"):
+    """A vector of ``n`` finite floats and a finite number, the two parts of an answer of
+    ``function`` named ``names``.
 
     A vector of n + 1 entries fails with the message ``stacked`` (the number stacked onto it).
     """
-    vector = np.asarray(vector, dtype=float)
+    vector = _real_array(vector, function, names[0], where)
     if vector.shape == (n + 1,):
         raise AssertionError(stacked)
     if vector.shape != (n,):
-        raise AssertionError(f"{names[0]} must be a vector of shape ({n},), got shape {vector.shape}{where}")
-    if np.ndim(number) != 0:
-        raise AssertionError(f"{names[1]} must be a number, got an array of shape {np.shape(number)}{where}")
-    return vector, number
+        raise AssertionError(f"{names[0]} must be a vector of shape ({n},), got shape {vector.shape}{_where(where)}")
+    return _refuse_non_finite(vector, function, names[0], where), number(value, function, names[1], where)
