@@ -756,6 +756,9 @@ AS_NOBODY = [
     "dir-fd-reads-the-solution", "guard-disarmed-reads-the-solution", "git-history-reads-the-solution",
     "guard-disarmed-imports-ksvm", "reads-the-instructors-files", "process-outlives-the-grading",
     "guard-disarmed-shell-in-the-background", "pidfd-kills-the-grader", "guard-disarmed-network", "disk-filled",
+    "forged-report-newlines-in-exceptions", "forged-report-escape-sequences-in-a-cell-id",
+    "nan-from-rlsc-solve-on-larger-problems", "garbage-from-lsvm-linear-in-its-memory-limited-call",
+    "rho1-replays-a-table-by-call-count",
 ]
 
 
@@ -812,11 +815,24 @@ def _grade_as_nobody(tmp_path):
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MPLCONFIGDIR": str(config), "LANG": "C.UTF-8"})
     assert done.returncode == 0, done.stdout + done.stderr
     results = {Path(r["path"]).stem: r for r in json.loads(report.read_text())}
-    for name, attack in attacks.items():
-        text = json.dumps(results[name])
+    assert [results[name]["score"] for name in names] == [3, 3, 3, 3]
+    # the terminal report: each notebook's PASS lines and score line are the grader's own
+    blocks = {}
+    for line in done.stdout.split("\n"):
+        if line.startswith(str(tmp_path)):
+            name = Path(line.split("  [", 1)[0]).stem
+            blocks[name] = []
+        elif line.startswith(" "):
+            blocks[name].append(line)
+    assert sorted(blocks) == sorted(results)
+    for name, lines in blocks.items():
+        passes = [line for line in lines if line.startswith("  PASS")]
+        scores = [line for line in lines if line.startswith("  score")]
+        assert len(passes) == results[name]["score"] and scores == [f"  score: {results[name]['score']}/3"], lines
+    for name, attack in attacks.items():  # what they show: in the JSON, or escaped in the terminal report
+        text = json.dumps(results[name]) + "\n".join(blocks[name])
         assert results[name]["score"] == attack.score and attack.shows in text, (name, text)
         assert results[name]["isolated"] is True
-    assert [results[name]["score"] for name in names] == [3, 3, 3, 3]
     assert results["student"]["score"] == 0
     assert not planted.exists() and not Path(f"{planted}.db").exists()
     assert _left_running() == []
