@@ -13,8 +13,9 @@ grader runs as root or as an ordinary user (through unprivileged user namespaces
   directories of installed packages and the two files of the worker, all read-only: the
   repository (``ksvm``'s source, the solutions, the checks, ``.git``, the grader) and the
   user's files do not exist in it, and a ``ksvm`` installed among the packages is covered by an
-  empty directory.  The one writable place is the work directory, ``/home/student`` (also
-  ``/tmp``), a fresh ``tmpfs`` of bounded total size that disappears with the sandbox;
+  empty directory.  The one writable place is ``/tmp`` (also ``/var/tmp``), a fresh ``tmpfs``
+  of bounded total size that disappears with the sandbox, which holds the work directory
+  ``/tmp/student``;
 * a PID namespace, whose processes all die with the worker or with the grader; an IPC, UTS and
   cgroup namespace; a network namespace with no interface; a user namespace with no capability;
 * a seccomp filter, which the worker sets on itself before any code of the submission exists in
@@ -68,7 +69,7 @@ MEMORY_SLACK = 8 * MB  # address space the worker itself may take around a memor
 # Environment variables passed through: they choose numpy's and OpenBLAS's kernels, not what code runs.
 PASSED_THROUGH = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
 # Inside the sandbox: the submission's directory (also /tmp), and the worker's own read-only files.
-HOME = "/home/student"
+HOME = "/tmp/student"
 GRADER = "/opt/ksvm-grader"
 # What the sandbox shows of the system, read-only: its programs' libraries and no user's file.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
@@ -330,11 +331,12 @@ class Worker:
         if fontlist is not None:
             worker_args += ["--fontlist", f"{grader}/{fontlist.name}" if self.isolate else str(fontlist)]
         if self.isolate:
-            argv = [bwrap_program(), *_namespaces(), *_system_mounts(), *python_mounts,
-                    "--proc", "/proc", "--dev", "/dev",
-                    "--size", str(MB), "--tmpfs", "/dev/shm",
-                    "--size", str(limits.disk * MB), "--perms", "0700", "--tmpfs", HOME,
-                    "--symlink", HOME, "/tmp", "--symlink", HOME, "/var/tmp",
+            # The work directory's file system first: what is bound later under /tmp (an
+            # environment made there) lands on it, read-only, and is not counted in its size.
+            argv = [bwrap_program(), *_namespaces(), "--size", str(limits.disk * MB), "--perms", "1777",
+                    "--tmpfs", "/tmp", *_system_mounts(), *python_mounts,
+                    "--proc", "/proc", "--dev", "/dev", "--size", str(MB), "--tmpfs", "/dev/shm",
+                    "--perms", "0700", "--dir", HOME, "--symlink", "/tmp", "/var/tmp",
                     "--ro-bind", str(WORKER), f"{GRADER}/worker.py",
                     "--ro-bind", str(HERE / "wire.py"), f"{GRADER}/wire.py",
                     *(["--ro-bind", str(fontlist), f"{GRADER}/{fontlist.name}"] if fontlist is not None else []),

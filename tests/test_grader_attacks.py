@@ -848,3 +848,17 @@ def test_without_a_sandbox_the_grader_refuses_unless_told(monkeypatch, capsys):
     assert grade.main([solution, "--no-isolation"]) == 0
     report = capsys.readouterr().out
     assert "graded without isolation" in report and "score: 3/3" in report
+
+
+def test_packages_installed_under_tmp_are_seen_read_only(monkeypatch):
+    # An environment made in /tmp (as CI makes its clone there) is bound into the sandbox's own /tmp.
+    with tempfile.TemporaryDirectory(prefix="ksvm-grade-site-", dir="/tmp") as site_dir:
+        Path(site_dir, "ksvm_grade_probe.py").write_text("VALUE = 42\n")
+        installed = sandbox._site_directories()
+        monkeypatch.setattr(sandbox, "_site_directories", lambda: (*installed, site_dir))
+        nb = copy.deepcopy(nbformat.read(ROOT / "assignments" / "solutions" / "04_rho1.ipynb", as_version=4))
+        nb.cells.append(nbformat.v4.new_code_cell(
+            "import ksvm_grade_probe, os\nassert ksvm_grade_probe.VALUE == 42\n"
+            f"assert os.getcwd().startswith('/tmp/') and not os.access({site_dir!r}, os.W_OK)"))
+        result = grade.grade_notebook(nb)
+    assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
