@@ -325,7 +325,8 @@ class Worker:
         self.reply_fd, reply_write = os.pipe()
         info_read, info_write = os.pipe()
         executable, python_mounts = _python_mounts(self.hide)
-        worker_args = ["--workdir", home, "--limits", str(limits.memory * MB), str(math.ceil(limits.time) + 5),
+        # The guard lets the submission write where the sandbox lets it: all of its private /tmp.
+        worker_args = ["--workdir", "/tmp" if self.isolate else home, "--limits", str(limits.memory * MB), str(math.ceil(limits.time) + 5),
                        str(limits.file_size * MB), "--command-fd", str(command_read), "--reply-fd", str(reply_write),
                        "--site", *_site_directories(), "--hide", *self.hide]
         if fontlist is not None:
