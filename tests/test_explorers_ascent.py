@@ -8,7 +8,7 @@ import pytest  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from ksvm.datasets import make_cocianu_state  # noqa: E402
-from ksvm.explorers.ascent import make_ascent_explorer  # noqa: E402
+from ksvm.book.explorers.ascent import make_ascent_explorer  # noqa: E402
 from ksvm.kernels import rbf_kernel  # noqa: E402
 from ksvm.smo import dual_objective  # noqa: E402
 

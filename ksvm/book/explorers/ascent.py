@@ -12,12 +12,13 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..ascent import weighted_ascent
-from ..datasets import make_cocianu_state
+from ksvm.ascent import weighted_ascent
+from ksvm.datasets import make_cocianu_state
+from ksvm.kernels import rbf_kernel
+from ksvm.smo import smo
+
 from ..explore import Explorer
-from ..kernels import rbf_kernel
 from ..plotting import CLASS_COLORS, plot_classes
-from ..smo import smo
 
 __all__ = ["make_ascent_explorer"]
 
@@ -56,7 +57,7 @@ def make_ascent_explorer(
 
     Returns
     -------
-    explorer : ksvm.explore.Explorer
+    explorer : ksvm.book.explore.Explorer
         Parameters ``rho`` and ``k`` (a stepper); its frames show the numbers
         ``rho``, ``iterations`` (those drawn), ``run ends at``, ``Q`` and
         ``gap to Q*`` (``Q* - Q``, with ``Q*`` from :func:`ksvm.smo.smo`).
