@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm.ascent import weighted_ascent
 from ksvm.datasets import make_cocianu_state
 from ksvm.kernels import rbf_kernel
+from ksvm.primal import is_linearly_separable
 from ksvm.smo import smo
 
 from ..explore import Explorer
@@ -77,7 +78,7 @@ def make_ascent_explorer(
     if (X is None) != (y is None):
         raise ValueError("give both X and y, or neither (the chapter's running example).")
     if X is None:
-        X, y = make_cocianu_state(60, 70, separable=True, seed=0)
+        X, y = make_cocianu_state(60, 70, accept=is_linearly_separable, seed=0)
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     rhos, iterations = [float(r) for r in rhos], [int(k) for k in iterations]
     if not all(0.0 < r <= 2.0 for r in rhos):
