@@ -15,6 +15,9 @@ datasets
 base
     The contract every estimator keeps (fitted attributes, decision function, one table
     of hyper-parameters validated before any work).
+nearest_mean
+    The classifier by the nearer class mean in the feature space, KernelMeanClassifier:
+    the smallest estimator on the contract of base.
 smo
     SMO for the soft-margin SVM dual, and the estimator SoftMarginSVC.
 primal
@@ -41,7 +44,7 @@ subpackage ``ksvm.book``, imported on its own: ``import ksvm`` does not load it,
 needs neither matplotlib nor ipywidgets.
 """
 
-from . import ascent, base, columns, datasets, features, kernels, lsvm, mercer, primal, rlr, rlsc, smo
+from . import ascent, base, columns, datasets, features, kernels, lsvm, mercer, nearest_mean, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -61,6 +64,7 @@ __all__ = [
     "kernels",
     "lsvm",
     "mercer",
+    "nearest_mean",
     "primal",
     "rlr",
     "rlsc",
