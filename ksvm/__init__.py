@@ -15,16 +15,9 @@ datasets
 base
     The contract every estimator keeps (fitted attributes, decision function, one table
     of hyper-parameters validated before any work).
-report
-    The chapters' printed claims: bounds checked before they are printed; listings of
-    the package's source.
-explore
-    Figures a reader can move: an ipywidgets explorer in Jupyter and a slider over
-    precomputed frames in the HTML book, from one drawing function
-    (imported on its own, like plotting); the book's explorers are in ksvm.explorers.
-plotting
-    The two classes and a decision function's level sets, drawn alike in every chapter
-    (imported on its own, ``import ksvm.plotting``, so that ksvm needs no matplotlib).
+nearest_mean
+    The classifier by the nearer class mean in the feature space, KernelMeanClassifier:
+    the smallest estimator on the contract of base.
 smo
     SMO for the soft-margin SVM dual, and the estimator SoftMarginSVC.
 primal
@@ -45,9 +38,13 @@ ascent
     The weighted gradient ascent and the variability bias of Cocianu & State.
 rlr
     Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
+
+The chapters' own support (printed claims, listings, explorers, figures) is the
+subpackage ``ksvm.book``, imported on its own: ``import ksvm`` does not load it, and
+needs neither matplotlib nor ipywidgets.
 """
 
-from . import ascent, base, columns, datasets, features, kernels, lsvm, mercer, primal, report, rlr, rlsc, smo
+from . import ascent, base, columns, datasets, features, kernels, lsvm, mercer, nearest_mean, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -67,8 +64,8 @@ __all__ = [
     "kernels",
     "lsvm",
     "mercer",
+    "nearest_mean",
     "primal",
-    "report",
     "rlr",
     "rlsc",
     "smo",

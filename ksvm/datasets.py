@@ -29,7 +29,6 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer, load_digits
 
 from ._validation import check_finite_real, check_integer, check_matrix
-from .primal import is_linearly_separable
 
 __all__ = [
     "COCIANU_STATE_MEANS",
@@ -78,7 +77,7 @@ def _labels(positive):
     return np.where(positive, 1, -1).astype(np.int64)
 
 
-def make_cocianu_state(n_pos=60, n_neg=70, *, separable=False, max_tries=1000, seed=None):
+def make_cocianu_state(n_pos=60, n_neg=70, *, accept=None, max_tries=1000, seed=None):
     """Draw the two Gaussian classes of Cocianu & State (2013), section 5.
 
     Class 1, ``N(mu_1, Sigma_1)`` with ``mu_1 = (2, 0.5)``, gets label +1 and
@@ -91,11 +90,13 @@ def make_cocianu_state(n_pos=60, n_neg=70, *, separable=False, max_tries=1000, s
     ----------
     n_pos, n_neg : int >= 1, default=60, 70
         Sample sizes of the two classes.
-    separable : bool, default=False
-        If True, redraw the whole sample until it is linearly separable (as
-        the paper's training set is), checked by :func:`is_linearly_separable`.
+    accept : callable or None, default=None
+        ``accept(X, y) -> bool``: if given, redraw the whole sample until it
+        is true, e.g. :func:`ksvm.primal.is_linearly_separable` for a linearly
+        separable training set, as the paper's is.  The data sets decide no
+        such property themselves: the test is the caller's.
     max_tries : int >= 1, default=1000
-        How many draws ``separable=True`` may make.
+        How many draws ``accept`` may see.
     seed : int, numpy.random.Generator or None
 
     Returns
@@ -106,29 +107,34 @@ def make_cocianu_state(n_pos=60, n_neg=70, *, separable=False, max_tries=1000, s
     Raises
     ------
     ValueError
-        If a size is not a positive integer, or no separable sample was drawn
-        in ``max_tries`` attempts (raise ``max_tries`` or lower the sizes).
+        If a size is not a positive integer, ``accept`` is not callable, or no
+        sample was accepted in ``max_tries`` draws (raise ``max_tries`` or lower
+        the sizes).
 
     Examples
     --------
-    >>> X, y = make_cocianu_state(60, 70, separable=True, seed=0)
+    >>> from ksvm.primal import is_linearly_separable
+    >>> X, y = make_cocianu_state(60, 70, accept=is_linearly_separable, seed=0)
     >>> X.shape, int((y == 1).sum())
     ((130, 2), 60)
     """
     n_pos = _check_count(n_pos, "n_pos")
     n_neg = _check_count(n_neg, "n_neg")
     max_tries = _check_count(max_tries, "max_tries")
+    if accept is not None and not callable(accept):
+        raise ValueError(f"accept must be a function of (X, y) or None, got {accept!r}.")
     rng = np.random.default_rng(seed)
     y = _labels(np.arange(n_pos + n_neg) < n_pos)
     (mu1, mu2), (S1, S2) = COCIANU_STATE_MEANS, COCIANU_STATE_COVARIANCES
-    for _ in range(max_tries if separable else 1):
+    for _ in range(1 if accept is None else max_tries):
         X = np.vstack(
             [rng.multivariate_normal(mu1, S1, size=n_pos), rng.multivariate_normal(mu2, S2, size=n_neg)]
         )
-        if not separable or is_linearly_separable(X, y):
+        if accept is None or accept(X, y):
             return X, y
+    name = getattr(accept, "__name__", repr(accept))
     raise ValueError(
-        f"No linearly separable sample of {n_pos} + {n_neg} points in {max_tries} "
+        f"No sample of {n_pos} + {n_neg} points passed {name} in {max_tries} "
         "draws; raise max_tries or use smaller samples."
     )
 

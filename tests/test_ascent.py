@@ -21,6 +21,7 @@ from ksvm.ascent import (
     weighted_ascent,
 )
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state
+from ksvm.primal import is_linearly_separable
 from ksvm.smo import smo
 
 from .conftest import frozen
@@ -125,7 +126,7 @@ def test_variability_by_hand():
 
 
 def _paper_problem(gamma=0.5, seed=0):
-    X, y = make_cocianu_state(separable=True, seed=seed)
+    X, y = make_cocianu_state(accept=is_linearly_separable, seed=seed)
     return kernels.rbf_kernel(X, gamma=gamma), y.astype(float)
 
 
@@ -246,7 +247,7 @@ def test_bad_input():
 def test_a_stall_short_of_the_optimum_warns():
     """With rho_1 != 1/2 the step does not vanish at the optimum: on this sample the
     paper's 'small change' rule fires at 85% of the optimum, and the run says so."""
-    X, y = make_cocianu_state(separable=True, seed=1)
+    X, y = make_cocianu_state(accept=is_linearly_separable, seed=1)
     K = kernels.rbf_kernel(X, gamma=0.15)
     optimum = smo(K, y, np.inf, tol=1e-9).objective
     with pytest.warns(ConvergenceWarning, match="stalled short of the optimum"):
@@ -268,7 +269,7 @@ def test_non_convergence_warns():
 
 
 def test_estimator_any_labels_biases_and_precomputed():
-    X, y = make_cocianu_state(separable=True, seed=1)
+    X, y = make_cocianu_state(accept=is_linearly_separable, seed=1)
     labels = np.where(y > 0, "h1", "h2")  # h1 sorts first: it becomes classes_[0]
     options = dict(solver="ascent", rho=0.05, bias="variability", reading="boundary")
     a = GradientAscentSVC(gamma=0.5, **options).fit(X, labels)

@@ -331,4 +331,6 @@ def test_the_wheel_for_students_holds_the_checks_and_no_solution(tmp_path):
     (wheel,) = tmp_path.glob("ksvm-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "assignments/checks/gram_mercer.py" in names and "ksvm/kernels.py" in names
+    modules = {path.relative_to(ROOT).as_posix() for path in (ROOT / "ksvm").rglob("*.py")}
+    assert modules - set(names) == set()  # every module of ksvm, its subpackages' too
     assert not [n for n in names if n.endswith(".ipynb") or "solution" in n], names

@@ -24,8 +24,8 @@ book, a chapter's visible text (outside its folds) also keeps to:
   as one word);
 * no printed output longer than 15 lines (a longer table becomes a figure or folds);
 * at most three listings of ``ksvm``, and no name of ``ksvm`` that starts with an
-  underscore anywhere in the chapter, shown or imported (a listing of a public function
-  whose body calls a private helper shows that helper);
+  underscore anywhere in the chapter, shown, imported or used as an attribute (a listing
+  of a public function whose body calls a private helper shows that helper);
 * no talk of how the book is tested or measured (nbval, the test suite, ignored cells,
   the build machine, benchmark scripts): that is the back matter's subject;
 * the sources cited where they are followed, not narrated: at most a few mentions of
@@ -171,18 +171,24 @@ def test_visible_code_is_short_and_shows_no_plumbing(name):
         )
 
 
-def private_names(name):
-    """The names of ksvm that start with an underscore and that a page shows or imports."""
+def _private(name):
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names_in(nb):
+    """The private names that a notebook shows, imports or uses: names of ksvm that start
+    with an underscore, and any attribute that does (``smo._ActiveSet``, ``model._x``),
+    however the module was imported."""
     found = []
-    nb = json.loads((BOOK / f"{name}.ipynb").read_text())
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             shown = "".join(output.get("data", {}).get("text/markdown", ""))
             found += PRIVATE_ATTRIBUTE.findall(shown)
             if shown.startswith("**Listing**"):  # the body of a listed function names no private helper
                 found += [f"{shown.split('`')[1]} uses {name}" for name in PRIVATE_IN_CODE.findall(shown)]
-    for kind, text, _ in _cells(name):
-        if kind == "markdown":
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
             found += PRIVATE_IN_TEXT.findall(text)
             continue
         found += PRIVATE_ATTRIBUTE.findall(text)
@@ -193,8 +199,19 @@ def private_names(name):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ksvm"):
-                found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+                found += [f"{node.module}.{a.name}" for a in node.names if _private(a.name)]
+            elif isinstance(node, ast.Attribute) and _private(node.attr):
+                found.append(ast.unparse(node))
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2
+                  and isinstance(node.args[1], ast.Constant) and _private(str(node.args[1].value))):
+                found.append(ast.unparse(node))
     return found
+
+
+def private_names(name):
+    """The private names that the page ``name`` shows, imports or uses."""
+    return private_names_in(json.loads((BOOK / f"{name}.ipynb").read_text()))
 
 
 def three_star_exercises(name):
@@ -347,7 +364,28 @@ def test_main_path_teaches(name):
 @pytest.mark.parametrize("name", ALL_PAGES)
 def test_no_private_name_of_ksvm(name):
     found = private_names(name)
-    assert not found, f"{name} shows or imports private names of ksvm: {sorted(set(found))}"
+    assert not found, f"{name} shows, imports or uses private names: {sorted(set(found))}"
+
+
+@pytest.mark.parametrize("code", [
+    "from ksvm._validation import encode_binary_labels",
+    "import ksvm._validation as v",
+    "from ksvm import _validation",
+    "from ksvm.smo import _ActiveSet",
+    "listing(ksvm.smo._ActiveSet)",
+    "from ksvm import smo\nlisting(smo._ActiveSet)",
+    "points = model._kernel_points(X)",
+    "getattr(smo, '_ActiveSet')",
+])
+def test_the_private_name_check_sees(code):
+    cell = {"cell_type": "code", "source": code.splitlines(keepends=True), "outputs": []}
+    assert private_names_in({"cells": [cell]})
+
+
+def test_the_private_name_check_passes_public_and_special_names():
+    code = "import ksvm\nfrom ksvm.smo import smo\nprint(ksvm.__version__, smo.__doc__, ksvm.smo.kkt_bias)"
+    cell = {"cell_type": "code", "source": code.splitlines(keepends=True), "outputs": []}
+    assert private_names_in({"cells": [cell]}) == []
 
 
 @pytest.mark.parametrize("name", ALL_CHAPTERS)

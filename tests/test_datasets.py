@@ -1,6 +1,8 @@
 """ksvm.datasets: shapes, labels, seeds, the promised properties, bad input."""
 
+import ast
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.svm import SVC
 
 from ksvm import datasets as ds
+from ksvm.primal import is_linearly_separable
 
 GENERATORS = {
     "cocianu_state": lambda seed: ds.make_cocianu_state(6, 7, seed=seed),
@@ -54,24 +57,53 @@ def test_cocianu_state_sample_moments_and_order():
         assert np.allclose(np.cov(Xc.T), ds.COCIANU_STATE_COVARIANCES[S], atol=0.01)
 
 
-def test_cocianu_state_separable_option():
+def test_cocianu_state_redraws_until_accepted():
     for seed in range(5):
-        X, y = ds.make_cocianu_state(60, 70, separable=True, seed=seed)
-        assert ds.is_linearly_separable(X, y)
+        X, y = ds.make_cocianu_state(60, 70, accept=is_linearly_separable, seed=seed)
+        assert is_linearly_separable(X, y)
         # independently: a hard-margin linear SVM classifies every point correctly
         assert SVC(kernel="linear", C=1e8).fit(X, y).score(X, y) == 1.0
-    with pytest.raises(ValueError, match="No linearly separable sample"):
-        ds.make_cocianu_state(2000, 2000, separable=True, max_tries=2, seed=0)
+    with pytest.raises(ValueError, match="No sample of 2000 \\+ 2000 points passed is_linearly_separable in 2"):
+        ds.make_cocianu_state(2000, 2000, accept=is_linearly_separable, max_tries=2, seed=0)
+
+
+def test_cocianu_state_accepts_the_first_draw_it_is_shown():
+    """The sample returned is the first draw ``accept`` takes, from the one stream of the seed."""
+    seen = []
+
+    def third(X, y):
+        seen.append(X.copy())
+        return len(seen) == 3
+
+    X, y = ds.make_cocianu_state(6, 7, accept=third, seed=4)
+    rng = np.random.default_rng(4)
+    draws = [ds.make_cocianu_state(6, 7, seed=rng)[0] for _ in range(3)]
+    for a, b in zip(seen, draws):
+        assert_array_equal(a, b)
+    assert_array_equal(X, draws[2])
+    assert_array_equal(ds.make_cocianu_state(6, 7, seed=4)[0], draws[0])
+
+
+def test_the_data_sets_import_no_solver():
+    """Of ksvm, datasets imports the input checks and nothing else, in any function."""
+    modules = set()
+    for node in ast.walk(ast.parse(Path(ds.__file__).read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:  # from .module import ..., from . import module
+            modules |= {node.module} if node.module else {a.name for a in node.names}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            modules |= {name.removeprefix("ksvm.") for name in names if name.startswith("ksvm.")}
+    assert modules == {"_validation"}
 
 
 def test_is_linearly_separable_hand_cases():
     xor = [[0, 0], [1, 1], [0, 1], [1, 0]]
-    assert not ds.is_linearly_separable(xor, [1, 1, -1, -1])
-    assert ds.is_linearly_separable(xor, [1, -1, -1, -1])  # one corner off
+    assert not is_linearly_separable(xor, [1, 1, -1, -1])
+    assert is_linearly_separable(xor, [1, -1, -1, -1])  # one corner off
     with pytest.raises(ValueError, match="exactly two classes"):
-        ds.is_linearly_separable(xor, [1, 1, 1, 1])
+        is_linearly_separable(xor, [1, 1, 1, 1])
     with pytest.raises(ValueError, match="4 rows but y has 3"):
-        ds.is_linearly_separable(xor, [1, -1, 1])
+        is_linearly_separable(xor, [1, -1, 1])
 
 
 def test_checkerboard_labels_are_cell_parity():
@@ -81,7 +113,7 @@ def test_checkerboard_labels_are_cell_parity():
     assert_array_equal(y, np.where((row + col) % 2 == 0, 1, -1))
     assert_array_equal(ds.checkerboard_labels([[0.1, 0.1], [0.3, 0.1], [0.3, 0.3]]), [1, -1, 1])
     assert 0.45 < np.mean(y == 1) < 0.55
-    assert not ds.is_linearly_separable(X, y)
+    assert not is_linearly_separable(X, y)
 
 
 def test_separable_2d_has_the_promised_margin():
@@ -167,7 +199,7 @@ def test_digits_two_class_task():
         (lambda: ds.load_digits_binary(3, 3), "share the digits"),
         (lambda: ds.load_digits_binary(10, 3), "digit 0-9"),
         (lambda: ds.load_digits_binary([], 3), "digit 0-9"),
-        (lambda: ds.is_linearly_separable([[1.0, np.inf]], [1]), "infinity"),
+        (lambda: is_linearly_separable([[1.0, np.inf]], [1]), "infinity"),
     ],
 )
 def test_bad_input(call, message):

@@ -1,4 +1,4 @@
-"""ksvm.explore: the live widget and the HTML frames show what the drawing function draws."""
+"""ksvm.book.explore: the live widget and the HTML frames show what the drawing function draws."""
 
 import base64
 import json
@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from ksvm.explore import Explorer  # noqa: E402
+from ksvm.book.explore import Explorer  # noqa: E402
 
 
 def draw_line(fig, slope, shift):

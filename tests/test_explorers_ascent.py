@@ -8,8 +8,9 @@ import pytest  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from ksvm.datasets import make_cocianu_state  # noqa: E402
-from ksvm.explorers.ascent import make_ascent_explorer  # noqa: E402
+from ksvm.book.explorers.ascent import make_ascent_explorer  # noqa: E402
 from ksvm.kernels import rbf_kernel  # noqa: E402
+from ksvm.primal import is_linearly_separable  # noqa: E402
 from ksvm.smo import dual_objective  # noqa: E402
 
 RHOS, ITERATIONS = (0.1, 0.5, 2.0), (5, 50, 5000)
@@ -17,7 +18,7 @@ RHOS, ITERATIONS = (0.1, 0.5, 2.0), (5, 50, 5000)
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = make_cocianu_state(15, 15, separable=True, seed=0)
+    X, y = make_cocianu_state(15, 15, accept=is_linearly_separable, seed=0)
     return X, y, rbf_kernel(X, gamma=1.0)
 
 

@@ -9,7 +9,7 @@ from sklearn.kernel_approximation import Nystroem, RBFSampler  # noqa: E402
 from sklearn.metrics.pairwise import rbf_kernel as sk_rbf  # noqa: E402
 
 from ksvm.datasets import make_checkerboard  # noqa: E402
-from ksvm.explorers.features import make_features_explorer  # noqa: E402
+from ksvm.book.explorers.features import make_features_explorer  # noqa: E402
 from ksvm.lsvm import lsvm_kernel_newton  # noqa: E402
 
 GAMMA, DS = 100.0, (10, 60, 200)

@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
-from ksvm.explorers.kernel_trick import (  # noqa: E402
+from ksvm.book.explorers.kernel_trick import (  # noqa: E402
     _plane_in_box,
     make_circle_data,
     make_feature_space_explorer,

@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
 from ksvm.datasets import make_noisy_2d, make_separable_2d  # noqa: E402
-from ksvm.explorers.lsvm import lsvm_iterates, make_lsvm_explorer  # noqa: E402
+from ksvm.book.explorers.lsvm import lsvm_iterates, make_lsvm_explorer  # noqa: E402
 from ksvm.lsvm import lsvm_linear  # noqa: E402
 
 

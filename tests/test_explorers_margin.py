@@ -1,4 +1,4 @@
-"""ksvm.explorers.margin: the soft-margin explorer and the SMO stepper show the right numbers.
+"""ksvm.book.explorers.margin: the soft-margin explorer and the SMO stepper show the right numbers.
 
 The widgets are driven as a reader would (sliders moved, the step button clicked);
 the numbers they show are checked against scikit-learn's libsvm (support vectors,
@@ -21,7 +21,7 @@ from PIL import Image  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from ksvm.datasets import make_noisy_2d  # noqa: E402
-from ksvm.explorers.margin import (  # noqa: E402
+from ksvm.book.explorers.margin import (  # noqa: E402
     SLACK_TOL,
     SOFT_MARGIN_C,
     SOFT_MARGIN_GAMMA,

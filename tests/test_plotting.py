@@ -1,4 +1,4 @@
-"""ksvm.plotting: the boundary drawn is where the decision function is zero."""
+"""ksvm.book.plotting: the boundary drawn is where the decision function is zero."""
 
 import matplotlib
 
@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 
 from ksvm import SoftMarginSVC  # noqa: E402
 from ksvm.datasets import make_separable_2d  # noqa: E402
-from ksvm.plotting import CLASS_COLORS, plot_classes, plot_decision  # noqa: E402
+from ksvm.book.plotting import CLASS_COLORS, plot_classes, plot_decision  # noqa: E402
 
 
 @pytest.fixture

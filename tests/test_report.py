@@ -1,12 +1,12 @@
-"""ksvm.report: the claims a chapter prints are checked, and print the same everywhere."""
+"""ksvm.book.report: the claims a chapter prints are checked, and print the same everywhere."""
 
 import inspect
 
 import numpy as np
 import pytest
 
-from ksvm import report
-from ksvm.report import below, fixed, rel_err
+from ksvm.book import report
+from ksvm.book.report import below, fixed, rel_err
 
 
 def test_rel_err_against_a_loop():
@@ -65,9 +65,9 @@ def test_listing_keeps_the_docstring_when_asked_and_renders_markdown():
     shown = report.listing(report.fixed, docstring=True)
     assert report.fixed.__doc__.strip().splitlines()[0] in shown.code
     md = shown._repr_markdown_()
-    assert md.startswith("**Listing** `ksvm.report.fixed`")
+    assert md.startswith("**Listing** `ksvm.book.report.fixed`")
     assert "```python\n" in md and md.rstrip().endswith("```")
-    assert repr(shown).startswith("Listing: ksvm.report.fixed\n")
+    assert repr(shown).startswith("Listing: ksvm.book.report.fixed\n")
 
 
 def test_listing_of_a_class_drops_method_docstrings_and_still_parses():

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
-from ksvm.primal import primal_hinge, primal_objective, primal_qp
+from ksvm.primal import is_linearly_separable, primal_hinge, primal_objective, primal_qp
 from ksvm.columns import KernelColumns, RBFBlock
 from ksvm.smo import _ActiveSet, _ActiveSetBLAS, dual_objective, smo, smo_rows
 
@@ -175,7 +175,7 @@ def test_hard_margin_hand_example_and_margin():
 
 
 def test_hard_margin_on_cocianu_state_data_matches_primal():
-    X, y = make_cocianu_state(60, 70, separable=True, seed=0)
+    X, y = make_cocianu_state(60, 70, accept=is_linearly_separable, seed=0)
     clf = SoftMarginSVC(C=np.inf, kernel="linear", tol=1e-9).fit(X, y)
     q = primal_qp(X, y, np.inf)
     assert clf.dual_objective_ == pytest.approx(q.objective, rel=1e-7)

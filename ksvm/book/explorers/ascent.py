@@ -12,12 +12,14 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..ascent import weighted_ascent
-from ..datasets import make_cocianu_state
+from ksvm.ascent import weighted_ascent
+from ksvm.datasets import make_cocianu_state
+from ksvm.kernels import rbf_kernel
+from ksvm.primal import is_linearly_separable
+from ksvm.smo import smo
+
 from ..explore import Explorer
-from ..kernels import rbf_kernel
 from ..plotting import CLASS_COLORS, plot_classes
-from ..smo import smo
 
 __all__ = ["make_ascent_explorer"]
 
@@ -56,7 +58,7 @@ def make_ascent_explorer(
 
     Returns
     -------
-    explorer : ksvm.explore.Explorer
+    explorer : ksvm.book.explore.Explorer
         Parameters ``rho`` and ``k`` (a stepper); its frames show the numbers
         ``rho``, ``iterations`` (those drawn), ``run ends at``, ``Q`` and
         ``gap to Q*`` (``Q* - Q``, with ``Q*`` from :func:`ksvm.smo.smo`).
@@ -76,7 +78,7 @@ def make_ascent_explorer(
     if (X is None) != (y is None):
         raise ValueError("give both X and y, or neither (the chapter's running example).")
     if X is None:
-        X, y = make_cocianu_state(60, 70, separable=True, seed=0)
+        X, y = make_cocianu_state(60, 70, accept=is_linearly_separable, seed=0)
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     rhos, iterations = [float(r) for r in rhos], [int(k) for k in iterations]
     if not all(0.0 < r <= 2.0 for r in rhos):

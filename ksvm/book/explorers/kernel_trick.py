@@ -11,10 +11,11 @@ the plane's preimage is a conic.
 import numpy as np
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
+from ksvm.kernels import polynomial_feature_map
+from ksvm.smo import SoftMarginSVC
+
 from ..explore import Explorer
-from ..kernels import polynomial_feature_map
 from ..plotting import CLASS_COLORS, plot_classes, plot_decision
-from ..smo import SoftMarginSVC
 
 __all__ = ["quadratic_map", "make_circle_data", "make_feature_space_explorer"]
 
@@ -122,7 +123,7 @@ def make_feature_space_explorer(X=None, y=None, *, azimuths=None, elevations=(10
 
     Returns
     -------
-    explorer : ksvm.explore.Explorer
+    explorer : ksvm.book.explore.Explorer
         Parameters ``azimuth`` and ``elevation``; the numbers shown are the plane's
         coefficients ``w1, w2, w3, b``, the training errors in R^3 and the largest
         ``|phi(x)'phi(z) - (x'z)^2|`` over all pairs of data points.  Attributes

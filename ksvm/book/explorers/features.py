@@ -14,11 +14,12 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..datasets import make_checkerboard
+from ksvm.datasets import make_checkerboard
+from ksvm.features import NystroemFeatures, RandomFourierFeatures
+from ksvm.kernels import rbf_kernel
+from ksvm.lsvm import lsvm_linear
+
 from ..explore import Explorer
-from ..features import NystroemFeatures, RandomFourierFeatures
-from ..kernels import rbf_kernel
-from ..lsvm import lsvm_linear
 from ..plotting import plot_classes, plot_decision
 
 __all__ = ["FEATURE_MAPS", "make_features_explorer"]
@@ -56,7 +57,7 @@ def make_features_explorer(
 
     Returns
     -------
-    explorer : ksvm.explore.Explorer
+    explorer : ksvm.book.explore.Explorer
         Parameters ``D`` and ``method``; its frames show the numbers ``D``,
         ``method``, ``Gram error`` (relative Frobenius) and ``training accuracy``.
 

@@ -12,9 +12,10 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..datasets import make_noisy_2d
+from ksvm.datasets import make_noisy_2d
+from ksvm.lsvm import lsvm_linear
+
 from ..explore import Explorer
-from ..lsvm import lsvm_linear
 from ..plotting import plot_classes, plot_decision
 
 __all__ = ["lsvm_iterates", "make_lsvm_explorer"]
@@ -82,7 +83,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
 
     Returns
     -------
-    explorer : ksvm.explore.Explorer
+    explorer : ksvm.book.explore.Explorer
         With the parameter ``i`` (a stepper) and the numbers ``i``,
         ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
         ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute

@@ -25,7 +25,7 @@ import uuid
 
 import numpy as np
 
-__all__ = ["Explorer"]
+__all__ = ["Explorer", "FramesHTML"]
 
 
 class Explorer:

@@ -189,7 +189,7 @@ def listing(obj, docstring=False):
     --------
     >>> shown = listing(fixed)
     >>> shown.qualified_name
-    'ksvm.report.fixed'
+    'ksvm.book.report.fixed'
     >>> print(shown.code.splitlines()[0])
     def fixed(value, digits=4):
     >>> "Examples" in shown.code

@@ -1,6 +1,6 @@
 """Explorers of the soft margin: C and the kernel's width, and SMO one pair at a time.
 
-Two :class:`ksvm.explore.Explorer` objects, for the chapters ``kernel_svm`` and
+Two :class:`ksvm.book.explore.Explorer` objects, for the chapters ``kernel_svm`` and
 ``soft_margin``:
 
 * :func:`make_soft_margin_explorer` fits the Gaussian-kernel SVM once for each
@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ksvm.smo import SoftMarginSVC, dual_objective, kkt_bias
+
 from ..explore import Explorer
 from ..plotting import CLASS_COLORS, plot_classes, plot_decision
-from ..smo import SoftMarginSVC, dual_objective, kkt_bias
 
 __all__ = [
     "SOFT_MARGIN_C",
