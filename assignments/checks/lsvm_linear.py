@@ -55,6 +55,13 @@ def errors(w, gamma, ref):
     return float(np.abs(w - ref.w).max()) / scale, abs(gamma - ref.gamma) / scale, scale
 
 
+def agree(w, gamma, ref, tol, says):
+    """Pass if w and gamma are within ``tol`` of ``ref`` (relative); else fail with ``says(error)``."""
+    w_error, gamma_error, _ = errors(w, gamma, ref)
+    if not (w_error <= tol and gamma_error <= tol):
+        raise AssertionError(says(w_error, gamma_error))
+
+
 def place(m, n, nu):
     return f"(m={m}, n={n}, nu={nu:.3g})"
 
@@ -145,11 +152,9 @@ def stopping_case(A, d, nu, tol):
             raise AssertionError(
                 f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same tol={tol:.0e} {where}: "
                 "stop as soon as ||u^(i+1) - u^i|| <= tol")
-        w_error, gamma_error, _ = errors(w, gamma, ref)
-        if not (w_error <= 1e-5 and gamma_error <= 1e-5):
-            raise AssertionError(
-                f"stopped by tol={tol:.0e} after {it} iterations, (w, gamma) differs from that of "
-                f"ksvm.lsvm.lsvm_linear by {max(w_error, gamma_error):.2e} (relative) {where}")
+        agree(w, gamma, ref, 1e-5, lambda *error: (
+            f"stopped by tol={tol:.0e} after {it} iterations, (w, gamma) differs from that of "
+            f"ksvm.lsvm.lsvm_linear by {max(error):.2e} (relative) {where}"))
 
     return call(A, d, nu, itmax=itmax, tol=tol), judge
 
@@ -185,11 +190,9 @@ def memory_case(rng):
         if it != ref.n_iter:
             raise AssertionError(
                 f"with itmax={itmax} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}")
-        w_error, gamma_error, _ = errors(w, gamma, ref)
-        if not (w_error <= 1e-8 and gamma_error <= 1e-8):
-            raise AssertionError(
-                f"(w, gamma) differs from that of ksvm.lsvm.lsvm_linear by {w_error:.1e} in w and "
-                f"{gamma_error:.1e} in gamma (relative) {where}")
+        agree(w, gamma, ref, 1e-8, lambda w_error, gamma_error: (
+            f"(w, gamma) differs from that of ksvm.lsvm.lsvm_linear by {w_error:.1e} in w and "
+            f"{gamma_error:.1e} in gamma (relative) {where}"))
 
     return call(A, d, nu, itmax=itmax, tol=tol, memory=budget), judge
 
@@ -202,11 +205,8 @@ def agrees_case(A, d, nu, what):
     def judge(outcome):
         w, gamma, it = answer(outcome, n, where)
         counted(it, itmax, where)
-        w_error, gamma_error, _ = errors(w, gamma, reference(A, d, nu, itmax, tol))
-        if not (w_error <= 1e-6 and gamma_error <= 1e-6):
-            raise AssertionError(
-                f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(w_error, gamma_error):.2e} "
-                f"(relative) {where}")
+        agree(w, gamma, reference(A, d, nu, itmax, tol), 1e-6, lambda *error: (
+            f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(error):.2e} (relative) {where}"))
 
     return call(A, d, nu, itmax=itmax, tol=tol), judge
 
