@@ -52,8 +52,9 @@ from dask.base import is_dask_collection
 from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from .lsvm import LSVMResult, _check_itmax_tol, _check_nu_alpha, _Pivoting, _warn_active_set
-from .mercer import cholesky
+from .linalg import cholesky
+from .lsvm.newton import _Pivoting, _warn_active_set
+from .lsvm.problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
 
 __all__ = [
     "check_row_chunked",
