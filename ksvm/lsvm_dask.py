@@ -52,7 +52,7 @@ from dask.base import is_dask_collection
 from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from .linalg import cholesky
+from .linalg import apply_H, apply_Ht, augmented_gram, smw_gram_factor
 from .lsvm.newton import _Pivoting, _warn_active_set
 from .lsvm.problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
 
@@ -214,15 +214,10 @@ def _augmented_gram(a, d, keep=None):
     ``H_k = D_k [A_k  -e]``; the labels square away in ``H'H``.  Rows outside
     ``keep`` (a boolean mask, the free set) are left out.
     """
-    d = d.astype(np.float64)
+    d = d.astype(np.float64, copy=False)
     if keep is not None:
         a, d = a[keep], d[keep]
-    n = a.shape[1]
-    M = np.empty((n + 1, n + 1))
-    M[:n, :n] = a.T @ a
-    M[:n, n] = M[n, :n] = -a.sum(axis=0)
-    M[n, n] = a.shape[0]
-    return np.concatenate([M.ravel(), a.T @ d, [-d.sum()]])
+    return np.concatenate([augmented_gram(a).ravel(), a.T @ d, [-d.sum()]])
 
 
 def _gram_block(a, d):
@@ -275,24 +270,6 @@ def _unpack_gram(sums, n, check=True):
     return sums[:k].reshape(n + 1, n + 1), sums[k : k + n + 1]
 
 
-def _smw_factor(HtH, nu):
-    M = HtH.copy()
-    M[np.diag_indices_from(M)] += 1.0 / nu
-    return cholesky(M, "I/nu + H'H", overwrite=True)
-
-
-def _apply_H(a, d, p):
-    """``H p = D (A p_{1..n} - p_{n+1})`` on one block."""
-    d = d.astype(np.float64)
-    return d * (a @ p[:-1] - p[-1])
-
-
-def _Ht(a, d, v):
-    """One block's ``H'v = [A'Dv; -e'Dv]``."""
-    dv = d.astype(np.float64) * v
-    return np.concatenate([a.T @ dv, [-dv.sum()]])
-
-
 def _report(callback, passes, iteration, opt):
     if callback is not None:
         callback({"pass": passes, "iteration": iteration, "opt": opt})
@@ -311,10 +288,12 @@ def _code2_block(a, d, z, u_prev, *, p, nu, alpha):
 
     Sums: ``H'z^{k+1}`` (n+1), ``H'u^k`` (n+1), ``||u^k - u^{k-1}||^2``, ``||u^k||^2``.
     """
-    u = nu * (z - _apply_H(a, d, p))  # u^k = Q^{-1} z^k by SMW, p = M^{-1} H'z^k
+    d = d.astype(np.float64)
+    # u^k = Q^{-1} z^k by SMW (ksvm.linalg.smw_solve), with p = M^{-1} H'z^k from the sums
+    u = nu * (z - apply_H(a, d, p))
     z_next = 1.0 + np.maximum((z - 1.0) - alpha * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
     diff = 0.0 if u_prev is None else float(np.sum((u - u_prev) ** 2))
-    sums = np.concatenate([_Ht(a, d, z_next), _Ht(a, d, u), [diff, float(u @ u)]])
+    sums = np.concatenate([apply_Ht(a, d, z_next), apply_Ht(a, d, u), [diff, float(u @ u)]])
     return (u, z_next), sums
 
 
@@ -385,7 +364,7 @@ def lsvm_linear(
     itmax, tol = _check_itmax_tol(itmax, tol)
     dd = _labels_pm(d)
     HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
-    factor = _smw_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    factor = smw_gram_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     _report(callback, 1, 0, np.inf)
 
     z = da.ones(m, chunks=(A.chunks[0],))  # z^0 = Q u^0 = e
@@ -446,22 +425,24 @@ def lsvm_linear(
 def _newton_u_block(a, d, free, u_prev, *, p, nu):
     """``u`` on the free set from ``p = M_F^{-1} H_F'e``, 0 elsewhere; sums ``H'u`` and
     ``||u - u_prev||^2``; the maximum of ``u``."""
-    u = np.zeros(a.shape[0]) if p is None else np.where(free, nu * (1.0 - _apply_H(a, d, p)), 0.0)
+    d = d.astype(np.float64)
+    u = np.zeros(a.shape[0]) if p is None else np.where(free, nu * (1.0 - apply_H(a, d, p)), 0.0)
     diff = float(np.sum((u - u_prev) ** 2)) if u_prev is not None else float(u @ u)
-    return (u,), np.concatenate([_Ht(a, d, u), [diff]]), [u.max() if u.size else -np.inf]
+    return (u,), np.concatenate([apply_Ht(a, d, u), [diff]]), [u.max() if u.size else -np.inf]
 
 
 def _newton_sign_block(a, d, free, u, index, *, c, nu, threshold):
     """Signs on one block: ``g = Qu - e`` from ``c = H'u``, the wrong ones (their count,
     and the largest index as a maximum), the next free set's shares of ``H_F'H_F``
     and ``H_F'e``, and ``H' max(u, 0)``."""
-    g = u / nu + _apply_H(a, d, c) - 1.0
+    d = d.astype(np.float64)
+    g = u / nu + apply_H(a, d, c) - 1.0
     infeasible = np.where(free, u < -threshold, g < -threshold)
     count = np.count_nonzero(infeasible)
     last = float(index[infeasible].max()) if count else -1.0
     next_free = free ^ infeasible
     sums = np.concatenate(
-        [[count], _augmented_gram(a, d, keep=next_free), _Ht(a, d, np.maximum(u, 0.0))]
+        [[count], _augmented_gram(a, d, keep=next_free), apply_Ht(a, d, np.maximum(u, 0.0))]
     )
     return (next_free,), sums, [last]
 
@@ -544,7 +525,7 @@ def lsvm_linear_newton(
     while it < itmax:
         p = None
         if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
-            p = cho_solve(_smw_factor(HtH_F, nu), Hte_F, check_finite=False)
+            p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)
         arrays = [A, dd, free] + ([u] if u is not None else [])
         block = _newton_u_block if u is not None else _newton_first_block
         (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)

@@ -76,8 +76,9 @@ estimator
     :class:`LagrangianSVC`.
 """
 
+from ..linalg import smw_factor, smw_solve
 from .estimator import LagrangianSVC
-from .fixed_point import lsvm_kernel, lsvm_linear, smw_factor, smw_solve
+from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import active_set, lsvm_kernel_newton, lsvm_linear_newton
 from .problem import LSVMResult, augment, dual_matrix
 from .working_set import free_kept_memory, lsvm_kernel_columns

@@ -16,10 +16,10 @@ from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_gram_labels, check_matrix, encode_binary_labels
-from ..linalg import cholesky
+from ..linalg import cholesky, smw_factor, smw_solve
 from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _lsvm_dask, _on_dask, dual_matrix
 
-__all__ = ["smw_factor", "smw_solve", "lsvm_linear", "lsvm_kernel"]
+__all__ = ["lsvm_linear", "lsvm_kernel"]
 
 _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 
@@ -71,74 +71,6 @@ def _iterate(step, u, itmax, tol, return_history):
         n_iter=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
-
-
-def smw_factor(A, nu):
-    """Cholesky factor of ``I / nu + H'H`` with ``H = D [A  -e]``: the small matrix of SMW.
-
-    The labels square away, ``H'H = [A'A, -A'e; -e'A, m]``, so the factor
-    depends on ``A`` alone; ``[A  -e]`` is not formed.  With it,
-    Sherman-Morrison-Woodbury gives
-    ``Q^{-1} z = nu (z - H (I/nu + H'H)^{-1} H'z)`` for ``Q = I/nu + HH'``.
-
-    Parameters
-    ----------
-    A : ndarray of shape (m, n)
-    nu : float > 0
-
-    Returns
-    -------
-    factor : tuple
-        For :func:`scipy.linalg.cho_solve`; the matrix is ``(n+1) x (n+1)``.
-
-    Examples
-    --------
-    >>> c, lower = smw_factor(np.array([[1.0], [2.0]]), 1.0)  # [[1 + 5, -3], [-3, 1 + 2]]
-    >>> np.round(np.tril(c) if lower else np.triu(c).T, 4)
-    array([[ 2.4495,  0.    ],
-           [-1.2247,  1.2247]])
-    """
-    m, n = A.shape
-    M = np.empty((n + 1, n + 1))
-    M[:n, :n] = A.T @ A
-    M[:n, n] = M[n, :n] = -A.sum(axis=0)
-    M[n, n] = m
-    M[np.diag_indices(n + 1)] += 1.0 / nu
-    return cholesky(M, "I/nu + H'H", overwrite=True)
-
-
-def smw_solve(A, d, nu, factor, z):
-    """``Q^{-1} z`` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, by Sherman-Morrison-Woodbury.
-
-    ``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by
-    :func:`smw_factor`: two products with ``A`` and one ``(n+1) x (n+1)``
-    solve, ``H`` never formed.
-
-    Parameters
-    ----------
-    A : ndarray of shape (m, n)
-    d : ndarray of shape (m,)
-        The labels as floats -1.0 and +1.0.
-    nu : float > 0
-    factor : tuple
-        ``smw_factor(A, nu)``.
-    z : ndarray of shape (m,)
-
-    Returns
-    -------
-    u : ndarray of shape (m,)
-
-    Examples
-    --------
-    >>> A, d, z = np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 1.0])
-    >>> H = d[:, None] * np.column_stack([A, -np.ones(2)])
-    >>> np.allclose(smw_solve(A, d, 1.0, smw_factor(A, 1.0), z), np.linalg.solve(np.eye(2) + H @ H.T, z))
-    True
-    """
-    dz = d * z
-    Htz = np.append(A.T @ dz, -dz.sum())  # H'z = [A'Dz; -e'Dz]
-    p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z
-    return nu * (z - d * (A @ p[:-1] - p[-1]))  # H p = D (A p_{1..n} - p_{n+1})
 
 
 def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):

@@ -15,7 +15,7 @@ from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_gram_labels, check_matrix, encode_binary_labels
-from ..linalg import cholesky
+from ..linalg import cholesky, smw_gram_factor
 from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _lsvm_dask, _on_dask, dual_matrix
 
 __all__ = ["active_set", "lsvm_linear_newton", "lsvm_kernel_newton"]
@@ -196,7 +196,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     can be done in one pass over ``A`` instead of three and a copy of ``A_F``:
 
     * ``(I/nu + H_F'H_F) v = H_F'e_F`` gives ``u_F = nu (e_F - H_F v)`` (SMW, as in
-      :func:`smw_solve`), and then ``H'u = v`` exactly, so ``Qu - e = u/nu + Hv - e``:
+      :func:`ksvm.linalg.smw_solve`), and then ``H'u = v`` exactly, so ``Qu - e = u/nu + Hv - e``:
       the sign test needs only the margins ``Hv``, one product with ``A``;
     * the ``(n+1) x (n+1)`` matrix ``H_F'H_F`` and the vector ``H_F'e_F`` are kept from
       step to step, and only the rows that change side are added or subtracted;
@@ -213,10 +213,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     def solve(G, b):
         if not free.any():
             return np.zeros(n + 1)
-        M = G.copy()
-        M[np.diag_indices(n + 1)] += 1.0 / nu
-        factor = cholesky(M, "I/nu + H_F'H_F", overwrite=True)
-        return cho_solve(factor, b, check_finite=False)
+        return cho_solve(smw_gram_factor(G, nu, "I/nu + H_F'H_F"), b, check_finite=False)
 
     # One pass over A per step, block by block, so that the vectors of a block are still
     # in cache when the next operation reads them: t = Hv, the new u, and in `wrong` the
