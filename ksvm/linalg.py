@@ -16,7 +16,7 @@
   (:func:`smw_factor`, or :func:`smw_gram_factor` from ``H'H`` summed elsewhere)
   and ``Q^{-1} z`` costs two products with ``A`` (:func:`smw_solve`, from
   :func:`apply_Ht` and :func:`apply_H`); ``H`` is never formed.  The in-memory
-  solvers of :mod:`ksvm.lsvm` and their Dask versions (:mod:`ksvm.lsvm_dask`,
+  solvers of :mod:`ksvm.lsvm` and their Dask versions (:mod:`ksvm.lsvm.dask`,
   where ``H'H`` and ``H'z`` are sums over row blocks) use these functions.
 """
 

@@ -9,7 +9,7 @@ from ..columns import KernelColumns, RBFBlock
 from ..kernels import resolve_gamma
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
-from .problem import _check_nu_alpha, _lsvm_dask, _on_dask, augment
+from .problem import _check_nu_alpha, _dask_path, augment
 from .working_set import lsvm_kernel_columns
 
 __all__ = ["LagrangianSVC"]
@@ -145,14 +145,15 @@ class LagrangianSVC(BaseKernelClassifier):
         """Solve the LSVM dual for ``X`` and two-class labels ``y``.
 
         ``X`` may be a Dask array chunked by rows (linear kernel only): see
-        :func:`ksvm.lsvm_dask.fit`.
+        :func:`ksvm.lsvm.dask.fit`.
 
         Returns
         -------
         self : LagrangianSVC
         """
-        if _on_dask(X):  # block by block on the cluster (ksvm.lsvm_dask)
-            return _lsvm_dask().fit(self, X, y)
+        dask_path = _dask_path(X)
+        if dask_path is not None:  # block by block on the cluster
+            return dask_path.fit(self, X, y)
         p = self._validate_parameters()
         newton = p["solver"] in ("auto", "newton")
         if newton and p["alpha"] is not None:
@@ -228,14 +229,16 @@ class LagrangianSVC(BaseKernelClassifier):
 
     def decision_function(self, X):
         """As :meth:`BaseKernelClassifier.decision_function`; a Dask ``X`` gives a Dask array."""
-        if _on_dask(X):  # scores chunked like X (ksvm.lsvm_dask)
-            return _lsvm_dask().decision_function(self, X)
+        dask_path = _dask_path(X)
+        if dask_path is not None:  # scores chunked like X
+            return dask_path.decision_function(self, X)
         return super().decision_function(X)
 
     def predict(self, X):
         """As :meth:`BaseKernelClassifier.predict`; a Dask ``X`` gives a Dask array."""
-        if _on_dask(X):  # labels chunked like X (ksvm.lsvm_dask)
-            return _lsvm_dask().predict(self, X)
+        dask_path = _dask_path(X)
+        if dask_path is not None:  # labels chunked like X
+            return dask_path.predict(self, X)
         return super().predict(X)
 
     def _kernel_points(self, X):

@@ -17,12 +17,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_gram_labels, check_matrix, encode_binary_labels
 from ..linalg import cholesky, smw_factor, smw_solve
-from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _lsvm_dask, _on_dask, dual_matrix
+from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _dask_path, dual_matrix
 
 __all__ = ["lsvm_linear", "lsvm_kernel"]
-
-_SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
-
 
 def _warn_itmax(itmax, opt, tol):
     warnings.warn(
@@ -36,8 +33,25 @@ def _warn_itmax(itmax, opt, tol):
     )
 
 
+_SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 #: Steps without a new lowest ``||u^{i+1} - u^i||`` after which the iteration has stalled.
 _STALL_PATIENCE = 10
+
+
+class _RoundingFloor:
+    """Whether the iteration has reached its rounding floor: ``||u^{i+1} - u^i||`` has set
+    no new lowest value for ``_STALL_PATIENCE`` steps, and is below ``sqrt(eps) ||u||``."""
+
+    def __init__(self):
+        self.best, self.since_best = np.inf, 0
+
+    def reached(self, opt, norm_u):
+        """After a step of size ``opt``; ``norm_u()`` is ``||u||``, asked for only when needed."""
+        if opt < self.best:
+            self.best, self.since_best = opt, 0
+        else:
+            self.since_best += 1
+        return self.since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * norm_u()
 
 
 def _iterate(step, u, itmax, tol, return_history):
@@ -50,7 +64,8 @@ def _iterate(step, u, itmax, tol, return_history):
     new lowest value for ``_STALL_PATIENCE`` steps while below ``sqrt(eps) ||u||``.
     """
     history = []
-    it, opt, best, since_best, at_floor = 0, np.inf, np.inf, 0, False
+    it, opt, at_floor = 0, np.inf, False
+    floor = _RoundingFloor()
     while it < itmax:
         u_new = step(u)
         opt = float(np.linalg.norm(u_new - u))
@@ -60,8 +75,7 @@ def _iterate(step, u, itmax, tol, return_history):
             history.append(opt)
         if opt <= tol:
             break
-        best, since_best = (opt, 0) if opt < best else (best, since_best + 1)
-        if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * np.linalg.norm(u):
+        if floor.reached(opt, lambda: np.linalg.norm(u)):
             at_floor = True
             break
     converged = opt <= tol or at_floor
@@ -123,9 +137,10 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     >>> round(float(r.w[0]), 4), round(r.gamma, 4)
     (0.9757, 1.9417)
     """
-    if _on_dask(A):  # a Dask array chunked by rows: Code 2 block by block (ksvm.lsvm_dask)
-        return _lsvm_dask().lsvm_linear(
-            A, d, nu, itmax, tol, alpha=alpha, return_history=return_history)
+    dask_path = _dask_path(A)
+    if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
+        return dask_path.lsvm_linear(A, d, nu, itmax, tol, alpha=alpha,
+                                     return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape

@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_gram_labels, check_matrix, encode_binary_labels
 from ..linalg import cholesky, smw_gram_factor
-from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _lsvm_dask, _on_dask, dual_matrix
+from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _dask_path, dual_matrix
 
 __all__ = ["active_set", "lsvm_linear_newton", "lsvm_kernel_newton"]
 
@@ -357,8 +357,9 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
     (0.9757, 1.9417, 2)
     """
-    if _on_dask(A):  # a Dask array chunked by rows: the same method block by block
-        return _lsvm_dask().lsvm_linear_newton(A, d, nu, itmax, tol, return_history=return_history)
+    dask_path = _dask_path(A)
+    if dask_path is not None:  # a Dask array chunked by rows: the same method block by block
+        return dask_path.lsvm_linear_newton(A, d, nu, itmax, tol, return_history=return_history)
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m, n = A.shape

@@ -58,10 +58,18 @@ class LSVMResult:
     kernel_values: int = None
 
 
-def _on_dask(x):
-    """True for a Dask collection (Dask is imported only by a caller that made one)."""
+def _dask_path(x):
+    """:mod:`ksvm.lsvm.dask` if ``x`` is a Dask collection, else None.
+
+    The one place the Dask path is imported: by a caller that made a Dask
+    collection, so that ``import ksvm`` imports no Dask.
+    """
     dask_base = sys.modules.get("dask.base")
-    return dask_base is not None and dask_base.is_dask_collection(x)
+    if dask_base is None or not dask_base.is_dask_collection(x):
+        return None
+    from . import dask
+
+    return dask
 
 
 def _check_nu_alpha(nu, alpha, m):
@@ -123,9 +131,3 @@ def dual_matrix(KM, d, nu):
     Q = d[:, None] * KM * d[None, :]
     Q[np.diag_indices_from(Q)] += 1.0 / nu
     return Q
-
-
-def _lsvm_dask():
-    from .. import lsvm_dask
-
-    return lsvm_dask
