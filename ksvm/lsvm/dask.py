@@ -582,11 +582,11 @@ def _newton_first_block(a, d, free, **kw):
 def fit(estimator, X, y):
     """:meth:`ksvm.lsvm.LagrangianSVC.fit` for a Dask ``X`` (linear kernel only).
 
-    Sets the estimator's attributes as the in-memory fit does, with ``coef_``,
-    ``intercept_`` on the client and ``u_`` a persisted Dask array.  What would
-    gather ``m``-sized data stays lazy: ``support_`` (indices of the points with
-    ``d_i f(x_i) < 1``), ``dual_coef_`` and ``support_vectors_`` are Dask arrays
-    of unknown length (compute them to fetch them), ``X_fit_`` is ``X``.
+    Sets the estimator's attributes through the same method as the in-memory fit,
+    with ``coef_``, ``intercept_`` on the client and ``u_`` a persisted Dask array.
+    What would gather ``m``-sized data stays lazy: ``support_`` (indices of the
+    points with ``d_i f(x_i) < 1``), ``dual_coef_`` and ``support_vectors_`` are
+    Dask arrays of unknown length (compute them to fetch them), ``X_fit_`` is ``X``.
     """
     p = estimator._validate_parameters()
     if estimator.kernel != "linear":
@@ -595,38 +595,17 @@ def fit(estimator, X, y):
             "the other kernels need the m x m kernel matrix. For a nonlinear classifier on a "
             "Dask array, map it to features first (ksvm.lsvm_dask.nystroem_features)."
         )
-    newton = p["solver"] in ("auto", "newton")
-    if newton and p["alpha"] is not None:
-        raise ValueError(
-            f"alpha is the step of the fixed-point iteration; solver={p['solver']!r} uses "
-            "the Newton method, which has none. Pass solver='fixed-point' to use alpha."
-        )
+    newton, options = estimator._solver_options(p)
     X, y = check_row_chunked(X, y, name="X")
-    options = {"itmax": 100 if p["max_iter"] is None else p["max_iter"]}
-    if p["tol"] is not None:
-        options["tol"] = p["tol"]
-    if not newton:
-        options["alpha"] = p["alpha"]
     classes = _classes(y)
     nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], X.shape[0])
     solve = lsvm_linear_newton if newton else lsvm_linear
     result = solve(X, y, nu, **options)
     dd = da.where(y == classes[1], 1.0, -1.0)
-    estimator.classes_ = classes
-    estimator.n_features_in_ = X.shape[1]
+    estimator.classes_, estimator.n_features_in_ = classes, X.shape[1]
     estimator.X_fit_, estimator._gamma = X, None
-    estimator.coef_ = np.asarray(result.w, dtype=np.float64)[None, :]
-    estimator.intercept_ = np.array([-float(result.gamma)])
     margins = dd * _linear_scores(X, result.w, -result.gamma)
-    estimator.support_ = da.flatnonzero(margins < 1.0)
-    estimator.dual_coef_ = (dd * result.u)[estimator.support_][None, :]
-    estimator.support_vectors_ = X[estimator.support_]
-    estimator.n_iter_ = int(result.n_iter)
-    estimator.converged_ = bool(result.converged)
-    estimator.u_ = result.u
-    estimator.nu_ = nu
-    estimator.alpha_ = None if newton else alpha
-    estimator.solver_ = "newton" if newton else "fixed-point"
+    estimator._set_fitted(result, dd, da.flatnonzero(margins < 1.0), nu, alpha, newton)
     return estimator
 
 

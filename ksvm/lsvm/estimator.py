@@ -155,17 +155,7 @@ class LagrangianSVC(BaseKernelClassifier):
         if dask_path is not None:  # block by block on the cluster
             return dask_path.fit(self, X, y)
         p = self._validate_parameters()
-        newton = p["solver"] in ("auto", "newton")
-        if newton and p["alpha"] is not None:
-            raise ValueError(
-                f"alpha is the step of the fixed-point iteration; solver={p['solver']!r} uses "
-                "the Newton method, which has none. Pass solver='fixed-point' to use alpha."
-            )
-        options = {"itmax": 100 if p["max_iter"] is None else p["max_iter"]}
-        if p["tol"] is not None:
-            options["tol"] = p["tol"]
-        if not newton:
-            options["alpha"] = p["alpha"]
+        newton, options = self._solver_options(p)
         if self.kernel == "linear":
             X, y = validate_data(self, X, y, dtype=np.float64)
             d, self.classes_ = encode_binary_labels(y)
@@ -208,19 +198,45 @@ class LagrangianSVC(BaseKernelClassifier):
         # support vectors are the points with d_i f(x_i) < 1.  A fixed-point iterate has
         # entries of the size of tol, of either sign, where the solution has 0: its sign
         # is no test.
+        self._set_fitted(result, d, np.flatnonzero(margins < 1.0), nu, alpha, newton,
+                         None if self.kernel == "linear" else n_rows)
+        return self
+
+    def _solver_options(self, p):
+        """Whether the Newton method solves, and the solver's ``itmax``, ``tol`` and
+        ``alpha``, from the validated hyper-parameters ``p``; a Dask fit takes them too."""
+        newton = p["solver"] in ("auto", "newton")
+        if newton and p["alpha"] is not None:
+            raise ValueError(
+                f"alpha is the step of the fixed-point iteration; solver={p['solver']!r} uses "
+                "the Newton method, which has none. Pass solver='fixed-point' to use alpha."
+            )
+        options = {"itmax": 100 if p["max_iter"] is None else p["max_iter"]}
+        if p["tol"] is not None:
+            options["tol"] = p["tol"]
+        if not newton:
+            options["alpha"] = p["alpha"]
+        return newton, options
+
+    def _set_fitted(self, result, d, support, nu, alpha, newton, n_rows=None):
+        """Record the solver's ``result`` for the labels ``d`` (-1/+1) in the fitted
+        attributes, in memory or on Dask alike.
+
+        ``support`` holds the points with ``d_i f(x_i) < 1``; ``n_rows`` the kernel values
+        computed, in rows (None for the linear kernel).
+        """
         intercept = -result.gamma if self.kernel == "linear" else 0.0
         # With the linear kernel, prediction needs only coef_, and at nu = 1/m nearly
         # every point is a support vector: support_vectors_ is copied at its first use.
         self._set_solution(
             d * result.u, intercept, result.n_iter, result.converged,
-            support=np.flatnonzero(margins < 1.0), coef=result.w, gather=self.kernel != "linear",
+            support=support, coef=result.w, gather=self.kernel != "linear",
         )
         self.u_ = result.u
-        self.n_kernel_rows_ = None if self.kernel == "linear" else n_rows
+        self.n_kernel_rows_ = n_rows
         self.nu_ = nu
         self.alpha_ = None if newton else alpha
         self.solver_ = "newton" if newton else "fixed-point"
-        return self
 
     def _psd_by_theory(self):
         """A named kernel whose Gram matrix is PSD for every parameter value: the
