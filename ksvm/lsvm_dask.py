@@ -4,7 +4,8 @@ Importing this module imports Dask (``import ksvm`` does not).  The functions
 are those of :mod:`ksvm.lsvm.dask`, where the method is explained.
 """
 
-from .lsvm.dask import (
+from .lsvm.dask import (  # noqa: F401 (fit and predict: what LagrangianSVC calls)
+    __all__,
     check_row_chunked,
     decision_function,
     fit,
@@ -14,12 +15,3 @@ from .lsvm.dask import (
     nystroem_features,
     predict,
 )
-
-__all__ = [
-    "check_row_chunked",
-    "gram_sums",
-    "lsvm_linear",
-    "lsvm_linear_newton",
-    "decision_function",
-    "nystroem_features",
-]

@@ -15,9 +15,8 @@ import numpy as np
 from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import check_gram_labels, check_matrix, encode_binary_labels
 from ..linalg import cholesky, smw_factor, smw_solve
-from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _dask_path, dual_matrix
+from .problem import LSVMResult, _check_kernel_problem, _check_linear_problem, _dask_path, dual_matrix
 
 __all__ = ["lsvm_linear", "lsvm_kernel"]
 
@@ -141,13 +140,8 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
         return dask_path.lsvm_linear(A, d, nu, itmax, tol, alpha=alpha,
                                      return_history=return_history)
-    A = check_matrix(A, "A")
-    dd, _ = encode_binary_labels(d)
+    A, dd, nu, alpha, itmax, tol = _check_linear_problem(A, d, nu, alpha, itmax, tol)
     m, n = A.shape
-    if dd.shape[0] != m:
-        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
-    nu, alpha = _check_nu_alpha(nu, alpha, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
 
     factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
@@ -209,10 +203,8 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
+    KM, dd, nu, alpha, itmax, tol = _check_kernel_problem(KM, d, nu, alpha, itmax, tol)
     m = KM.shape[0]
-    nu, alpha = _check_nu_alpha(nu, alpha, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
     Q = dual_matrix(KM, dd, nu)
     factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
 

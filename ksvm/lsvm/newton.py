@@ -14,9 +14,8 @@ import numpy as np
 from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import check_gram_labels, check_matrix, encode_binary_labels
 from ..linalg import cholesky, smw_gram_factor
-from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha, _dask_path, dual_matrix
+from .problem import LSVMResult, _check_kernel_problem, _check_linear_problem, _dask_path, dual_matrix
 
 __all__ = ["active_set", "lsvm_linear_newton", "lsvm_kernel_newton"]
 
@@ -360,13 +359,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     dask_path = _dask_path(A)
     if dask_path is not None:  # a Dask array chunked by rows: the same method block by block
         return dask_path.lsvm_linear_newton(A, d, nu, itmax, tol, return_history=return_history)
-    A = check_matrix(A, "A")
-    dd, _ = encode_binary_labels(d)
-    m, n = A.shape
-    if dd.shape[0] != m:
-        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
-    nu, _ = _check_nu_alpha(nu, None, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
+    A, dd, nu, _, itmax, tol = _check_linear_problem(A, d, nu, None, itmax, tol)
     # H = D [A  -e] is never formed (as in lsvm_linear), nor a copy of the free rows A_F.
     return _linear_active_set(A, dd, nu, itmax, tol, return_history)[0]
 
@@ -430,10 +423,8 @@ def lsvm_kernel_newton(
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
+    KM, dd, nu, _, itmax, tol = _check_kernel_problem(KM, d, nu, None, itmax, tol)
     m = KM.shape[0]
-    nu, _ = _check_nu_alpha(nu, None, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
 
     def solve_free(free):
         QF = dual_matrix(KM[np.ix_(free, free)], dd[free], nu)

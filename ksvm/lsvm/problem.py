@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_integer, check_positive
+from .._validation import (
+    check_gram_labels,
+    check_integer,
+    check_matrix,
+    check_positive,
+    encode_binary_labels,
+)
 
 __all__ = ["LSVMResult", "augment", "dual_matrix"]
 
@@ -85,6 +91,23 @@ def _check_nu_alpha(nu, alpha, m):
 
 def _check_itmax_tol(itmax, tol):
     return check_integer(itmax, "itmax"), check_positive(tol, "tol")
+
+
+def _check_linear_problem(A, d, nu, alpha, itmax, tol):
+    """``(A, labels as -1/+1, nu, alpha, itmax, tol)`` for a solver with the linear
+    kernel, checked (``alpha`` is its default where None)."""
+    A = check_matrix(A, "A")
+    dd, _ = encode_binary_labels(d)
+    m = A.shape[0]
+    if dd.shape[0] != m:
+        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
+    return (A, dd, *_check_nu_alpha(nu, alpha, m), *_check_itmax_tol(itmax, tol))
+
+
+def _check_kernel_problem(KM, d, nu, alpha, itmax, tol):
+    """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
+    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
+    return (KM, dd, *_check_nu_alpha(nu, alpha, KM.shape[0]), *_check_itmax_tol(itmax, tol))
 
 
 def augment(X):
