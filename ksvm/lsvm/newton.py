@@ -263,26 +263,10 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         leaving = np.flatnonzero(infeasible & free)
         free ^= infeasible
         entering = np.flatnonzero(infeasible & free)
-        n_free = int(free.sum())
-        # the cheapest of: update by the rows that changed side, build from the free
-        # rows, or subtract the rows off F from the whole
-        if count <= min(n_free, m - n_free):
-            G_in, b_in = _free_gram(A, dd, entering)
-            G_out, b_out = _free_gram(A, dd, leaving)
-            G, b, exact = G + (G_in - G_out), b + (b_in - b_out), False
-        elif n_free <= m - n_free:
-            G, b, exact = *_free_gram(A, dd, free), True
-        else:
-            G_off, b_off = _free_gram(A, dd, ~free)
-            G, b, exact = G_all - G_off, b_all - b_off, False
+        G, b, exact = _next_free_gram(A, dd, (G, b), (G_all, b_all), free, entering, leaving,
+                                      count)
     if converged:
-        neg = np.flatnonzero(u < 0)  # entries of at most the threshold's size below 0
-        if neg.size:  # (w, gamma) = H'u for the u returned: take the clipped share out of v
-            du = dd[neg] * u[neg]
-            v = v.copy()
-            v[:n] -= A[neg].T @ du
-            v[n] += du.sum()
-        u = np.maximum(u, 0.0)
+        u, v = _clipped(A, dd, u, v)
     else:
         _warn_active_set(it, count, tol)
     # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A (the clipped
@@ -292,6 +276,39 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         history=np.array(history) if return_history else None,
     )
     return result, t
+
+
+def _next_free_gram(A, dd, last, whole, free, entering, leaving, count):
+    """``(H_F'H_F, H_F'e_F, exact)`` for the new free set ``free`` of
+    :func:`_linear_active_set`, the cheapest of three ways: the sums of the last free
+    set (``last``) updated by the rows ``entering`` and ``leaving`` it, the sums over the
+    free rows, or the sums over every row (``whole``) less those over the rows off ``F``.
+    ``count`` is the step's count of wrong signs; ``exact`` says the sums were taken over
+    the rows of ``F`` alone."""
+    m = len(free)
+    n_free = int(free.sum())
+    if count <= min(n_free, m - n_free):
+        G_in, b_in = _free_gram(A, dd, entering)
+        G_out, b_out = _free_gram(A, dd, leaving)
+        return last[0] + (G_in - G_out), last[1] + (b_in - b_out), False
+    if n_free <= m - n_free:
+        return *_free_gram(A, dd, free), True
+    G_off, b_off = _free_gram(A, dd, ~free)
+    return whole[0] - G_off, whole[1] - b_off, False
+
+
+def _clipped(A, dd, u, v):
+    """``max(u, 0)`` and its plane ``H'max(u, 0)`` from the plane ``v = H'u``: the entries
+    below 0 (of at most the sign test's threshold) are few, and their share of ``v`` is
+    taken out of it row by row, with no pass over ``A``."""
+    n = A.shape[1]
+    neg = np.flatnonzero(u < 0)
+    if neg.size:
+        du = dd[neg] * u[neg]
+        v = v.copy()
+        v[:n] -= A[neg].T @ du
+        v[n] += du.sum()
+    return np.maximum(u, 0.0), v
 
 
 def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False):
