@@ -11,7 +11,7 @@ from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
 from ksvm.lsvm import (active_set, augment, dual_matrix, free_kept_memory, lsvm_kernel,
                        lsvm_kernel_columns, lsvm_kernel_newton, working_set)
-from ksvm.lsvm.block import _block_of, _BlockSolver
+from ksvm.lsvm.block import BlockSolver, _block_of
 from ksvm.lsvm.working_set import (_accelerated_projected_gradient, _KeptMemory,
                                    _largest_eigenvalue_bound, _plus_minus_one, _predict, _Workspace)
 
@@ -110,7 +110,7 @@ def test_block_update_equals_a_direct_solve(seed, n_leave, n_enter):
     X, y = make_noisy_2d(120, seed=seed % 1000)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 100.0)
     base = rng.random(120) < 0.7
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     solver(base)
     free = base.copy()
     free[rng.choice(np.flatnonzero(base), min(n_leave, base.sum() - 1), replace=False)] = False
@@ -130,7 +130,7 @@ def test_a_chain_of_refactorings_equals_direct_solves(seed, changes):
     X, y = make_noisy_2d(120, seed=seed % 1000)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 1.0)
     free = rng.random(120) < 0.6
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     for change in [0, *changes]:
         flip = rng.choice(120, change, replace=False)
         free[flip] = ~free[flip]
@@ -171,7 +171,7 @@ def test_updates_on_one_factor_reuse_columns_and_stay_exact():
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 1.0)
     base = np.zeros(150, dtype=bool)
     base[:100] = True
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     solver(base)
     sets = []
     # Points near the start of the factor leave: an update, not a refactoring of the rest.
@@ -198,7 +198,7 @@ def test_Q_times_off_is_Qu_off_the_free_set(n_free):
     free = np.zeros(120, dtype=bool)
     free[rng.choice(120, n_free, replace=False)] = True
     u = np.where(free, rng.random(120), 0.0)
-    g = _BlockSolver(Q).Q_times_off(u, free)
+    g = BlockSolver(Q).Q_times_off(u, free)
     np.testing.assert_allclose(g[~free], (Q @ u)[~free], rtol=1e-13, atol=1e-13)
 
 
@@ -231,7 +231,7 @@ def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
     # points are not the leading block {0, 1, 2, 3} of Q.
     X, y = make_noisy_2d(6, seed=0)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=0.5), y, 1.0)
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     for points in ([2], [2, 0, 1, 4], [0, 1, 3, 4]):
         free = np.isin(np.arange(6), points)
         u = solver(free)

@@ -1,5 +1,5 @@
 """``Q_FF^{-1} e_F`` for the successive free sets of the active-set method on a dense block:
-the Cholesky factor of the last free set updated, not recomputed (:class:`_BlockSolver`).
+the Cholesky factor of the last free set updated, not recomputed (:class:`BlockSolver`).
 """
 
 import numpy as np
@@ -7,6 +7,8 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dsyrk
 
 from ..linalg import cholesky
+
+__all__ = ["BlockSolver"]
 
 
 def _block_of(Q, rows, cols, empty=np.empty, out=None):
@@ -32,7 +34,7 @@ def _cholesky_lower(M):
     return cholesky(M.T, "Q = I/nu + D K D", overwrite=True)[0]
 
 
-class _BlockSolver:
+class BlockSolver:
     """``Q_FF^{-1} b_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``
     (``b = e`` unless given).
 
@@ -61,8 +63,17 @@ class _BlockSolver:
     ``L^{-1} [Q_BA  E_R]`` of the points that entered or left in an update are
     kept for the next updates, which mostly repeat them.
 
-    With a ``workspace`` (:class:`_Workspace`), the factors and the temporaries of a
-    step are taken from it.
+    With a ``workspace`` (:class:`ksvm.lsvm.working_set._Workspace`), the factors and
+    the temporaries of a step are taken from it.
+
+    Examples
+    --------
+    >>> Q = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> solve = BlockSolver(Q)  # solve(F) is Q_FF^{-1} e_F, F a boolean mask
+    >>> bool(np.allclose(solve(np.array([True, True, False])), np.linalg.solve(Q[:2, :2], [1, 1])))
+    True
+    >>> bool(np.allclose(solve(np.ones(3, dtype=bool)), np.linalg.solve(Q, [1, 1, 1])))
+    True
     """
 
     #: Update instead of refactoring while |A| + |R| is at most this fraction of |B|

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import encode_binary_labels
-from .block import _BlockSolver
+from .block import BlockSolver
 from .newton import _WARM_START_SIZE, active_set
 from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
 
@@ -321,7 +321,7 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact
     # The working set only grows (new points at the end), so that Q_WW and the
     # factor of the block solver carry over from one working set to the next.
     d = dd[points[work]]
-    solver = _BlockSolver(*_level_memory(columns, nu, points[work], counter), b=d)
+    solver = BlockSolver(*_level_memory(columns, nu, points[work], counter), b=d)
 
     def solve_free(free):  # Q_FF^{-1} e_F = D_F P_FF^{-1} d_F
         return d[free] * solver(free)
