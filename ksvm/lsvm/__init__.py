@@ -74,6 +74,12 @@ working_set
     the workspace kept between fits.
 estimator
     :class:`LagrangianSVC`.
+dask
+    The linear LSVM on a Dask array chunked by rows (Code 2 and the Newton method,
+    block by block; the estimator's Dask path); imported only when a Dask array is
+    met, and under its public name as :mod:`ksvm.lsvm_dask`.
+dask_blocks
+    A Dask array read block by block: its checks, a map with sums reduced on the cluster.
 """
 
 from ..linalg import smw_factor, smw_solve
