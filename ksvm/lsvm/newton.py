@@ -25,7 +25,8 @@ class _Pivoting:
 
     :meth:`block_step` says whether every wrong index may change side (a block
     step) or only one (Murty's single pivot): block steps while the count of
-    wrong signs sets a new record, or within ``patience`` steps of the last one.
+    wrong signs sets a new record, or within ``patience`` steps of the last one;
+    :meth:`pivot` applies it to the wrong indices of an in-memory solver.
     """
 
     def __init__(self, m, patience):
@@ -39,6 +40,14 @@ class _Pivoting:
             self.chances -= 1
             return True
         return False
+
+    def pivot(self, infeasible):
+        """The count of wrong signs in ``infeasible``, which is cut to Murty's single
+        pivot (in place) where a block step is not allowed."""
+        count = int(infeasible.sum())
+        if count and not self.block_step(count):
+            _murty(infeasible)
+        return count
 
 
 def _murty(infeasible):
@@ -131,12 +140,10 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
             history.append(opt)
         threshold = tol * max(1.0, float(u.max()))
         infeasible = np.where(free, u < -threshold, g < -threshold)
-        count = int(infeasible.sum())
+        count = pivoting.pivot(infeasible)
         if count == 0:
             converged = True
             break
-        if not pivoting.block_step(count):
-            _murty(infeasible)
         free ^= infeasible
     if converged:
         u = np.maximum(u, 0.0)  # entries of at most the threshold's size below 0
@@ -254,12 +261,10 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
         it += 1
         if return_history:
             history.append(opt)
-        count = int(infeasible.sum())
+        count = pivoting.pivot(infeasible)
         if count == 0:
             converged = True
             break
-        if not pivoting.block_step(count):
-            _murty(infeasible)
         leaving = np.flatnonzero(infeasible & free)
         free ^= infeasible
         entering = np.flatnonzero(infeasible & free)
