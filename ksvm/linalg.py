@@ -14,8 +14,8 @@
 
   so that only the ``(n+1) x (n+1)`` matrix ``M`` is factored
   (:func:`smw_factor`, or :func:`smw_gram_factor` from ``H'H`` summed elsewhere)
-  and ``Q^{-1} z`` costs two products with ``A`` (:func:`smw_solve`, from
-  :func:`apply_Ht` and :func:`apply_H`); ``H`` is never formed.  The in-memory
+  and ``Q^{-1} z`` costs two products with ``A`` (:func:`smw_solve`;
+  :func:`apply_Ht` and :func:`apply_H` apply them to a block); ``H`` is never formed.  The in-memory
   solvers of :mod:`ksvm.lsvm` and their Dask versions (:mod:`ksvm.lsvm.dask`,
   where ``H'H`` and ``H'z`` are sums over row blocks) use these functions.
 """
@@ -179,8 +179,10 @@ def smw_solve(A, d, nu, factor, z):
     """``Q^{-1} z`` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, by Sherman-Morrison-Woodbury.
 
     ``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by
-    :func:`smw_factor`: two products with ``A`` (:func:`apply_Ht`, :func:`apply_H`)
-    and one ``(n+1) x (n+1)`` solve, ``H`` never formed.
+    :func:`smw_factor`: two products with ``A`` and one ``(n+1) x (n+1)``
+    solve, ``H`` never formed.  The products are those of :func:`apply_Ht` and
+    :func:`apply_H`, written out as the chapter "LSVM at scale" shows them and
+    measures their memory: six vectors of length ``m`` at the peak of an iteration.
 
     Parameters
     ----------
@@ -203,8 +205,10 @@ def smw_solve(A, d, nu, factor, z):
     >>> np.allclose(smw_solve(A, d, 1.0, smw_factor(A, 1.0), z), np.linalg.solve(np.eye(2) + H @ H.T, z))
     True
     """
-    p = cho_solve(factor, apply_Ht(A, d, z), check_finite=False)  # M^{-1} H'z
-    return nu * (z - apply_H(A, d, p))
+    dz = d * z
+    Htz = np.append(A.T @ dz, -dz.sum())  # H'z = [A'Dz; -e'Dz]
+    p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z
+    return nu * (z - d * (A @ p[:-1] - p[-1]))  # H p = D (A p_{1..n} - p_{n+1})
 
 
 def smw_gram_factor(HtH, nu, what="I/nu + H'H"):
