@@ -171,7 +171,7 @@ def smw_factor(A, nu):
            [-1.2247,  1.2247]])
     """
     M = augmented_gram(A)  # H'H from A alone: the labels square away
-    M[np.diag_indices_from(M)] += 1.0 / nu
+    M[np.diag_indices(len(M))] += 1.0 / nu
     return cholesky(M, "I/nu + H'H", overwrite=True)
 
 
@@ -238,5 +238,5 @@ def smw_gram_factor(HtH, nu, what="I/nu + H'H"):
     True
     """
     M = HtH.copy()
-    M[np.diag_indices_from(M)] += 1.0 / nu
+    M[np.diag_indices(len(M))] += 1.0 / nu
     return cholesky(M, what, overwrite=True)

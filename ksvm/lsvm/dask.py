@@ -66,7 +66,7 @@ from .dask_blocks import (
     check_row_chunked,
     gram_sums,
 )
-from .fixed_point import _RoundingFloor
+from .fixed_point import _SQRT_EPS, _STALL_PATIENCE
 from .newton import _Pivoting, _warn_active_set
 from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
 
@@ -175,8 +175,7 @@ def lsvm_linear(
     z = da.ones(m, chunks=(A.chunks[0],))  # z^0 = Q u^0 = e
     u_prev = None
     history = []
-    it, opt, at_floor = -1, np.inf, False
-    floor = _RoundingFloor()
+    it, opt, best, since_best, at_floor = -1, np.inf, np.inf, 0, False
     while True:
         p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z^k
         if u_prev is None:
@@ -201,7 +200,8 @@ def lsvm_linear(
             history.append(opt)
         if opt <= tol:
             break
-        if floor.reached(opt, lambda: norm_u):
+        best, since_best = (opt, 0) if opt < best else (best, since_best + 1)
+        if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * norm_u:  # as in fixed_point
             at_floor = True
             break
         if it >= itmax:

@@ -37,22 +37,6 @@ _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 _STALL_PATIENCE = 10
 
 
-class _RoundingFloor:
-    """Whether the iteration has reached its rounding floor: ``||u^{i+1} - u^i||`` has set
-    no new lowest value for ``_STALL_PATIENCE`` steps, and is below ``sqrt(eps) ||u||``."""
-
-    def __init__(self):
-        self.best, self.since_best = np.inf, 0
-
-    def reached(self, opt, norm_u):
-        """After a step of size ``opt``; ``norm_u()`` is ``||u||``, asked for only when needed."""
-        if opt < self.best:
-            self.best, self.since_best = opt, 0
-        else:
-            self.since_best += 1
-        return self.since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * norm_u()
-
-
 def _iterate(step, u, itmax, tol, return_history):
     """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol``, the rounding floor, or ``itmax``.
 
@@ -63,8 +47,7 @@ def _iterate(step, u, itmax, tol, return_history):
     new lowest value for ``_STALL_PATIENCE`` steps while below ``sqrt(eps) ||u||``.
     """
     history = []
-    it, opt, at_floor = 0, np.inf, False
-    floor = _RoundingFloor()
+    it, opt, best, since_best, at_floor = 0, np.inf, np.inf, 0, False
     while it < itmax:
         u_new = step(u)
         opt = float(np.linalg.norm(u_new - u))
@@ -74,7 +57,8 @@ def _iterate(step, u, itmax, tol, return_history):
             history.append(opt)
         if opt <= tol:
             break
-        if floor.reached(opt, lambda: np.linalg.norm(u)):
+        best, since_best = (opt, 0) if opt < best else (best, since_best + 1)
+        if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * np.linalg.norm(u):
             at_floor = True
             break
     converged = opt <= tol or at_floor
