@@ -181,8 +181,9 @@ def smw_solve(A, d, nu, factor, z):
     ``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by
     :func:`smw_factor`: two products with ``A`` and one ``(n+1) x (n+1)``
     solve, ``H`` never formed.  The products are those of :func:`apply_Ht` and
-    :func:`apply_H`, written out as the chapter "LSVM at scale" shows them and
-    measures their memory: six vectors of length ``m`` at the peak of an iteration.
+    :func:`apply_H`, written out: the chapter "The Lagrangian SVM: the algorithm"
+    lists them, and "LSVM at scale" measures the memory of an iteration of
+    :func:`ksvm.lsvm.lsvm_linear` with them, six vectors of length ``m`` at its peak.
 
     Parameters
     ----------
