@@ -10,6 +10,9 @@ columns
     (libsvm's cache_size): the solvers that never need the whole m x m matrix.
 mercer
     Mercer's condition checked on a Gram matrix; the PSD tests the solvers use.
+linalg
+    The linear algebra the solvers share: the Cholesky factor that names the kernel when it
+    fails, and the Sherman-Morrison-Woodbury solve of the linear LSVM.
 datasets
     Seeded generators and the bundled real sets, labels in {-1, +1}.
 base
@@ -23,12 +26,13 @@ smo
 primal
     The primal QP and the hinge form, solved directly (small problems); separability by LP.
 lsvm
-    The Lagrangian SVM of Mangasarian & Musicant: Code 2 (linear, SMW), Code 3 (kernels),
-    and an exact active-set Newton solver for the same dual.
+    The Lagrangian SVM of Mangasarian & Musicant, a package of one job a module: Code 2
+    (linear, SMW) and Code 3 (kernels), an exact active-set Newton solver for the same
+    dual, its working sets on kernel rows computed on demand, and LagrangianSVC.
 lsvm_dask
-    The linear LSVM on a Dask array chunked by rows (imported on its own, like plotting,
-    so that ksvm needs no Dask): lsvm.lsvm_linear, lsvm.lsvm_linear_newton and
-    LagrangianSVC hand a Dask array to it.
+    The linear LSVM on a Dask array chunked by rows, ksvm.lsvm.dask under its public name
+    (imported on its own, like plotting, so that ksvm needs no Dask): lsvm.lsvm_linear,
+    lsvm.lsvm_linear_newton and LagrangianSVC hand a Dask array to it.
 features
     Explicit approximate features of the Gaussian kernel (random Fourier, Nystroem,
     RSVM's reduced kernel), on which Code 2 runs as a nonlinear classifier.
@@ -44,7 +48,7 @@ subpackage ``ksvm.book``, imported on its own: ``import ksvm`` does not load it,
 needs neither matplotlib nor ipywidgets.
 """
 
-from . import ascent, base, columns, datasets, features, kernels, lsvm, mercer, nearest_mean, primal, rlr, rlsc, smo
+from . import ascent, base, columns, datasets, features, kernels, linalg, lsvm, mercer, nearest_mean, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -62,6 +66,7 @@ __all__ = [
     "datasets",
     "features",
     "kernels",
+    "linalg",
     "lsvm",
     "mercer",
     "nearest_mean",

@@ -148,7 +148,8 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         n_iter : int
         converged : bool
         support : ndarray of int or None
-            The support vectors, if not the nonzero weights.
+            The support vectors, if not the nonzero weights; kept as given (a lazy
+            array of a Dask fit stays lazy).
         coef : ndarray of shape (n_features,) or None
             ``w`` with the linear kernel, if the solver has it; else
             ``sum_k dual_coef_k x_k``.
@@ -157,7 +158,7 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
             use.  A linear model with ``coef`` predicts without them, and where
             nearly every point is a support vector the copy is a second ``X``.
         """
-        self.support_ = np.flatnonzero(weights) if support is None else np.asarray(support)
+        self.support_ = np.flatnonzero(weights) if support is None else support
         self.dual_coef_ = weights[self.support_][None, :]
         self.intercept_ = np.array([float(intercept)])
         self.n_iter_ = int(n_iter)

@@ -13,7 +13,8 @@ does:
   reader who wants to know (``O(n^3)``, several times a factorisation);
 * :func:`require_psd`: one Cholesky factorisation of ``K + delta I``, to
   refuse a Gram matrix that is clearly not PSD before a solver runs on it;
-* :func:`cholesky`: the factorisation a solver needs anyway (of ``K + lam I``
+* :func:`cholesky` (from :mod:`ksvm.linalg`, where the solvers' shared linear
+  algebra lives): the factorisation a solver needs anyway (of ``K + lam I``
   or ``I/nu + DKD``), refused with a message that names the kernel when it
   fails, so that no solver runs a second test.
 
@@ -29,6 +30,7 @@ import numpy as np
 from scipy.linalg import cho_factor
 
 from ._validation import check_gram, check_positive
+from .linalg import cholesky
 
 __all__ = ["MercerReport", "check_mercer", "require_psd", "cholesky"]
 
@@ -193,42 +195,4 @@ def require_psd(K, why):
             f"The kernel matrix is not positive semi-definite (K + {delta:.1e} I has no "
             "Cholesky factor), so it is not the Gram matrix of a Mercer kernel; check the "
             f"kernel with ksvm.check_mercer. {why}".rstrip()
-        ) from exc
-
-
-def cholesky(M, what, *, overwrite=False):
-    """The Cholesky factor of a matrix that a positive semi-definite kernel makes definite.
-
-    Parameters
-    ----------
-    M : ndarray of shape (n, n)
-        ``K + lam I``, ``I / nu + D K D`` or one of their blocks.
-    what : str
-        The matrix's name in the error message, e.g. ``"K + lam I"``.
-    overwrite : bool, default=False
-        Factor ``M`` in place (it is then destroyed).
-
-    Returns
-    -------
-    factor : tuple
-        For :func:`scipy.linalg.cho_solve`.
-
-    Raises
-    ------
-    ValueError
-        If ``M`` is not positive definite: the kernel is then not PSD.
-
-    Examples
-    --------
-    >>> c, lower = cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]), "Q")
-    >>> np.round(np.tril(c), 4) if lower else np.round(np.triu(c), 4)
-    array([[2.    , 0.    ],
-           [1.    , 1.4142]])
-    """
-    try:
-        return cho_factor(M, lower=True, overwrite_a=overwrite, check_finite=False)
-    except np.linalg.LinAlgError as exc:
-        raise ValueError(
-            f"{what} is not positive definite: the kernel matrix is not positive "
-            "semi-definite (check it with ksvm.check_mercer)."
         ) from exc

@@ -62,7 +62,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import check_gram_labels_lam, check_integer, check_positive, one_of, optional
 from .base import BaseKernelClassifier, ExampleWeightsClassifier
-from .mercer import cholesky, require_psd
+from .linalg import cholesky
+from .mercer import require_psd
 from .rlsc import eliminate_bias
 
 __all__ = [

@@ -47,7 +47,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier, ExampleWeightsClassifier
-from .mercer import cholesky
+from .linalg import cholesky
 
 __all__ = [
     "RLSCResult",

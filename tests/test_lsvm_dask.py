@@ -189,6 +189,7 @@ def test_estimator_equals_in_memory(data, solver, client):
     expected = LagrangianSVC(**params).fit(X, labels)
     A, d = to_dask(X, labels, 700)
     got = LagrangianSVC(**params).fit(A, d)
+    assert set(vars(got)) == set(vars(expected))  # one method sets the attributes of both fits
     assert_array_equal(got.classes_, ["no", "yes"])
     assert got.n_iter_ == expected.n_iter_ and got.converged_ and got.solver_ == solver
     assert_allclose(got.coef_, expected.coef_, rtol=0, atol=1e-8)

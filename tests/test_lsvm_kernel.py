@@ -9,11 +9,11 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-import ksvm.lsvm
-from ksvm.lsvm import (_accelerated_projected_gradient, _block_of, _BlockSolver, _KeptMemory,
-                       _largest_eigenvalue_bound, _plus_minus_one, _predict, _Workspace,
-                       active_set, augment, dual_matrix, free_kept_memory, lsvm_kernel,
-                       lsvm_kernel_columns, lsvm_kernel_newton)
+from ksvm.lsvm import (active_set, augment, dual_matrix, free_kept_memory, lsvm_kernel,
+                       lsvm_kernel_columns, lsvm_kernel_newton, working_set)
+from ksvm.lsvm.block import BlockSolver, _block_of
+from ksvm.lsvm.working_set import (_accelerated_projected_gradient, _KeptMemory,
+                                   _largest_eigenvalue_bound, _plus_minus_one, _predict, _Workspace)
 
 from .conftest import frozen
 
@@ -110,7 +110,7 @@ def test_block_update_equals_a_direct_solve(seed, n_leave, n_enter):
     X, y = make_noisy_2d(120, seed=seed % 1000)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 100.0)
     base = rng.random(120) < 0.7
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     solver(base)
     free = base.copy()
     free[rng.choice(np.flatnonzero(base), min(n_leave, base.sum() - 1), replace=False)] = False
@@ -130,7 +130,7 @@ def test_a_chain_of_refactorings_equals_direct_solves(seed, changes):
     X, y = make_noisy_2d(120, seed=seed % 1000)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 1.0)
     free = rng.random(120) < 0.6
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     for change in [0, *changes]:
         flip = rng.choice(120, change, replace=False)
         free[flip] = ~free[flip]
@@ -171,7 +171,7 @@ def test_updates_on_one_factor_reuse_columns_and_stay_exact():
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=2.0), y, 1.0)
     base = np.zeros(150, dtype=bool)
     base[:100] = True
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     solver(base)
     sets = []
     # Points near the start of the factor leave: an update, not a refactoring of the rest.
@@ -198,7 +198,7 @@ def test_Q_times_off_is_Qu_off_the_free_set(n_free):
     free = np.zeros(120, dtype=bool)
     free[rng.choice(120, n_free, replace=False)] = True
     u = np.where(free, rng.random(120), 0.0)
-    g = _BlockSolver(Q).Q_times_off(u, free)
+    g = BlockSolver(Q).Q_times_off(u, free)
     np.testing.assert_allclose(g[~free], (Q @ u)[~free], rtol=1e-13, atol=1e-13)
 
 
@@ -231,7 +231,7 @@ def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
     # points are not the leading block {0, 1, 2, 3} of Q.
     X, y = make_noisy_2d(6, seed=0)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=0.5), y, 1.0)
-    solver = _BlockSolver(Q)
+    solver = BlockSolver(Q)
     for points in ([2], [2, 0, 1, 4], [0, 1, 3, 4]):
         free = np.isin(np.arange(6), points)
         u = solver(free)
@@ -315,7 +315,7 @@ def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
 
 
 def test_a_workspace_never_hands_out_memory_in_use(monkeypatch):
-    monkeypatch.setattr(ksvm.lsvm, "_KEPT", _KeptMemory(limit=10**9))
+    monkeypatch.setattr(working_set, "_KEPT", _KeptMemory(limit=10**9))
     w = _Workspace(10)
     Q1, F1 = w.Q(8), w.factor(8, "F")
     Q2, F2 = w.Q(10), w.factor(9)  # formed from Q1 and F1
@@ -331,7 +331,7 @@ def test_a_workspace_never_hands_out_memory_in_use(monkeypatch):
     w.release()
     assert np.shares_memory(w.empty((10, 10)), temps[0])  # temporaries handed out again
     w.close()
-    assert ksvm.lsvm._KEPT.nbytes == 6 * 10**2 * 8
+    assert working_set._KEPT.nbytes == 6 * 10**2 * 8
 
 
 @pytest.mark.parametrize("room, size", [(1.0, 1000), (1.125, 300)])
@@ -340,18 +340,18 @@ def test_workspaces_change_no_answer(monkeypatch, room, size):
     # lower levels take one and the top level does not.
     G, y, k = _problem(1100, 100.0, seed=5)
     for nu in (1.0, 1000.0):
-        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", 0)
+        monkeypatch.setattr(working_set, "_WORKSPACE_SIZE", 0)
         ref = lsvm_kernel_columns(KernelColumns(k, G), y, nu)
-        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", size)
-        monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_ROOM", room)
+        monkeypatch.setattr(working_set, "_WORKSPACE_SIZE", size)
+        monkeypatch.setattr(working_set, "_WORKSPACE_ROOM", room)
         r = lsvm_kernel_columns(KernelColumns(k, G), y, nu)
         assert r.n_iter == ref.n_iter and r.kernel_values == ref.kernel_values
         np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-12 * ref.u.max())
 
 
 def test_repeated_fits_work_in_the_memory_kept(monkeypatch):
-    kept = _KeptMemory(limit=ksvm.lsvm._KEPT.limit)
-    monkeypatch.setattr(ksvm.lsvm, "_KEPT", kept)
+    kept = _KeptMemory(limit=working_set._KEPT.limit)
+    monkeypatch.setattr(working_set, "_KEPT", kept)
     X, y = make_checkerboard(1000, seed=0)
     LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
     block = kept._block
@@ -368,9 +368,9 @@ def test_repeated_fits_work_in_the_memory_kept(monkeypatch):
 def test_a_fit_with_a_large_working_set_keeps_no_memory(monkeypatch):
     # 1100 points, workspaces up to 300 points: the lower levels take them, the top level
     # (over 300) empties the memory kept, which would only add to its peak.
-    kept = _KeptMemory(limit=ksvm.lsvm._KEPT.limit)
-    monkeypatch.setattr(ksvm.lsvm, "_KEPT", kept)
-    monkeypatch.setattr(ksvm.lsvm, "_WORKSPACE_SIZE", 300)
+    kept = _KeptMemory(limit=working_set._KEPT.limit)
+    monkeypatch.setattr(working_set, "_KEPT", kept)
+    monkeypatch.setattr(working_set, "_WORKSPACE_SIZE", 300)
     G, y, k = _problem(1100, 100.0, seed=5)
     taken = []
     original = kept.take

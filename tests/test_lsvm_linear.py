@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-import ksvm.lsvm as lsvm
 from ksvm import LagrangianSVC
 from ksvm.datasets import make_linear_large
-from ksvm.lsvm import active_set, lsvm_linear, lsvm_linear_newton, smw_factor, smw_solve
+from ksvm.lsvm import active_set, lsvm_linear, lsvm_linear_newton, newton, smw_factor, smw_solve
 
 from .conftest import frozen
 
@@ -47,14 +46,14 @@ def test_free_gram_equals_the_naive_one_for_masks_indices_and_blocks(monkeypatch
     A, d = rng.normal(size=(50, 3)), np.where(rng.random(50) < 0.5, -1.0, 1.0)
     free = rng.random(50) < 0.6
     G_ref, b_ref = _naive_gram(A, d, free)
-    monkeypatch.setattr(lsvm, "_BLOCK_ROWS", 7)  # several blocks, the last one short
+    monkeypatch.setattr(newton, "_BLOCK_ROWS", 7)  # several blocks, the last one short
     for rows in (free, np.flatnonzero(free)):
-        G, b = lsvm._free_gram(A, d, rows)
+        G, b = newton._free_gram(A, d, rows)
         np.testing.assert_allclose(G, G_ref, rtol=1e-13, atol=1e-12)
         np.testing.assert_allclose(b, b_ref, rtol=1e-13, atol=1e-12)
-    G, b = lsvm._free_gram(A, d)
+    G, b = newton._free_gram(A, d)
     np.testing.assert_allclose(G, _naive_gram(A, d, np.ones(50, bool))[0], rtol=1e-13, atol=1e-12)
-    G, b = lsvm._free_gram(A, d, np.zeros(50, bool))
+    G, b = newton._free_gram(A, d, np.zeros(50, bool))
     assert not G.any() and not b.any()
 
 
@@ -64,15 +63,15 @@ def test_incremental_gram_after_many_side_changes_equals_the_one_from_scratch():
     A, d = make_linear_large(m, 10, seed=1)
     d = d.astype(float)
     free = np.ones(m, dtype=bool)
-    G, b = lsvm._free_gram(A, d)
+    G, b = newton._free_gram(A, d)
     for _ in range(200):  # 200 steps, each moving between 1 and 500 rows to the other side
         changed = np.zeros(m, dtype=bool)
         changed[rng.choice(m, size=rng.integers(1, 500), replace=False)] = True
         leaving = np.flatnonzero(changed & free)
         free ^= changed
         entering = np.flatnonzero(changed & free)
-        G_in, b_in = lsvm._free_gram(A, d, entering)
-        G_out, b_out = lsvm._free_gram(A, d, leaving)
+        G_in, b_in = newton._free_gram(A, d, entering)
+        G_out, b_out = newton._free_gram(A, d, leaving)
         G, b = G + (G_in - G_out), b + (b_in - b_out)
     G_ref, b_ref = _naive_gram(A, d, free)
     scale = np.abs(G_ref).max()
@@ -84,7 +83,7 @@ def test_incremental_gram_after_many_side_changes_equals_the_one_from_scratch():
 def test_takes_the_steps_of_the_general_active_set_loop(nu_times_m, monkeypatch):
     """Same free sets, same number of steps, same u as active_set with SMW on the copied
     free rows; blocks of 1000 rows so that the passes cross block boundaries."""
-    monkeypatch.setattr(lsvm, "_BLOCK_ROWS", 1000)
+    monkeypatch.setattr(newton, "_BLOCK_ROWS", 1000)
     m = 4500
     A, d = make_linear_large(m, 10, seed=2)
     d = d.astype(float)
@@ -114,7 +113,7 @@ def test_murty_pivots_take_the_same_path():
         return u / nu + d * (A @ (A.T @ du) + du.sum())
 
     ref = active_set(solve_free, Q_times, m, 500, 1e-8, return_history=True, patience=0)
-    r, margins = lsvm._linear_active_set(A, d, nu, 500, 1e-8, True, patience=0)
+    r, margins = newton._linear_active_set(A, d, nu, 500, 1e-8, True, patience=0)
     assert ref.converged and r.converged and r.n_iter == ref.n_iter > 5
     np.testing.assert_allclose(r.u, ref.u, atol=1e-10 * ref.u.max())
     np.testing.assert_allclose(margins, d * (A @ r.w - r.gamma), atol=1e-12)

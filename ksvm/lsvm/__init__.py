@@ -1,0 +1,106 @@
+"""The Lagrangian SVM (LSVM) of Mangasarian & Musicant (2001).
+
+LSVM solves a slightly different SVM from the lecture's soft margin, their
+formulation (7): squared slacks and the offset inside the objective,
+
+.. math::
+
+    \\min_{w, \\gamma, y}\\ \\frac{\\nu}{2}\\|y\\|^2 + \\frac12 (w'w + \\gamma^2)
+    \\quad\\text{s.t.}\\quad D(Aw - e\\gamma) + y \\ge e ,
+
+with the data as the rows of ``A``, the labels on the diagonal of ``D`` and
+the separating plane ``x'w = gamma``.  Its dual (11) has only the bound
+``u >= 0``:
+
+.. math::
+
+    \\min_{u \\ge 0}\\ \\tfrac12 u'Qu - e'u, \\qquad
+    Q = \\frac{I}{\\nu} + HH', \\quad H = D[A\\ \\ -e],
+
+and the KKT conditions ``0 <= u  perp  Qu - e >= 0`` (12) are a fixed point of
+``u = Q^{-1}(e + ((Qu - e) - alpha u)_+)`` (15), which converges linearly for
+``0 < alpha < 2 / nu`` (their Algorithm 1).  The primal solution is
+``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).
+
+Two implementations:
+
+* :func:`lsvm_linear` follows their Code 2: ``Q^{-1}`` by the
+  Sherman-Morrison-Woodbury identity, so only an ``(n+1) x (n+1)`` system is
+  factored and no ``m x m`` object is ever formed.  ``H`` is not formed either:
+  products with it are products with ``A``.  Since ``u^{i+1} = Q^{-1} z^i``
+  gives ``Q u^{i+1} = z^i`` exactly, each iteration needs one application of
+  ``Q^{-1}``, that is one product with ``A'`` and one with ``A``;
+* :func:`lsvm_kernel` follows their Code 3: ``Q = I/nu + D K(G, G') D`` with
+  ``G = [A -e]``, factored once by Cholesky (``m x m``: moderate ``m`` only).
+
+Beyond the paper, :func:`lsvm_linear_newton` and :func:`lsvm_kernel_newton`
+solve the same dual exactly by a primal-dual active-set method, which is
+Newton's method for the piecewise-linear KKT equation ``min(u, Qu - e) = 0``:
+each step solves ``Q_FF u_F = e_F`` on a guessed free set, and the number of
+steps stays small however large ``nu`` is (for the linear kernel a step is
+one pass over ``A``, with ``H_F'H_F`` updated by the rows that change side).
+Newton's free-set updates can cycle; Judice & Pires' safeguard (Murty's
+single pivots when the count of wrong signs stops falling) makes the number
+of steps finite.
+
+References
+----------
+Mangasarian, O. L. and Musicant, D. R. (2001), Lagrangian Support Vector
+Machines, JMLR 1, 161-177, sections 3 and 4.
+
+Hintermueller, M., Ito, K. and Kunisch, K. (2002), The primal-dual active set
+strategy as a semismooth Newton method, SIAM J. Optim. 13(3), 865-888.
+
+Judice, J. J. and Pires, F. M. (1994), A block principal pivoting algorithm for
+large-scale strictly monotone linear complementarity problems, Computers &
+Operations Research 21(5), 587-596.
+
+Beck, A. (2017), First-Order Methods in Optimization, SIAM, section 10.7.7
+(V-FISTA, Theorem 10.42).
+
+Modules
+-------
+problem
+    What the solvers share: ``G = [A  -e]``, the dual's matrix ``Q``, the checks of
+    their arguments, :class:`LSVMResult`.
+fixed_point
+    The fixed-point iteration (15): Code 2 with Sherman-Morrison-Woodbury, Code 3.
+newton
+    The active-set Newton method: the pivoting, its linear and Gram-matrix solvers.
+block
+    The Cholesky factor of the free set, updated from one step to the next.
+working_set
+    The kernel LSVM by working sets from kernel rows on demand, its warm start and
+    the workspace kept between fits.
+estimator
+    :class:`LagrangianSVC`.
+dask
+    The linear LSVM on a Dask array chunked by rows (Code 2 and the Newton method,
+    block by block; the estimator's Dask path); imported only when a Dask array is
+    met, and under its public name as :mod:`ksvm.lsvm_dask`.
+dask_blocks
+    A Dask array read block by block: its checks, a map with sums reduced on the cluster.
+"""
+
+from ..linalg import smw_factor, smw_solve
+from .estimator import LagrangianSVC
+from .fixed_point import lsvm_kernel, lsvm_linear
+from .newton import active_set, lsvm_kernel_newton, lsvm_linear_newton
+from .problem import LSVMResult, augment, dual_matrix
+from .working_set import free_kept_memory, lsvm_kernel_columns
+
+__all__ = [
+    "LSVMResult",
+    "augment",
+    "dual_matrix",
+    "smw_factor",
+    "smw_solve",
+    "lsvm_linear",
+    "lsvm_kernel",
+    "active_set",
+    "lsvm_linear_newton",
+    "lsvm_kernel_newton",
+    "lsvm_kernel_columns",
+    "free_kept_memory",
+    "LagrangianSVC",
+]

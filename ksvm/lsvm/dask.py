@@ -1,0 +1,518 @@
+"""The linear LSVM on a Dask array: Code 2 and the active-set Newton solver, block by block.
+
+Sherman-Morrison-Woodbury turns the linear LSVM into a map-reduce.  With
+``H = D [A  -e]`` the dual's matrix ``Q = I/nu + HH'`` is applied through
+
+.. math::
+
+    Q^{-1} z = \\nu \\bigl(z - H M^{-1} H'z\\bigr), \\qquad M = I/\\nu + H'H,
+
+and both ``H'H = sum_k H_k'H_k`` and ``H'z = sum_k H_k'z_k`` are sums over the
+row blocks ``A_k`` of the data: each block contributes an ``(n+1) x (n+1)``
+matrix or an ``(n+1)``-vector, the sums are tree-reduced on the cluster, and
+only they reach the client, which solves the tiny system with ``M`` (the
+functions of :mod:`ksvm.linalg`, applied to a block; the map and the reduce are
+those of :mod:`ksvm.lsvm.dask_blocks`).  The dual
+vector ``u`` (and Code 2's ``Qu``) stay on the workers as persisted Dask
+arrays chunked like ``A``; the convergence tests use scalars (norms, counts,
+a maximum) reduced on the cluster.  No ``m``-sized array is gathered.
+
+One pass over ``A`` per iteration of Code 2.  Iteration ``k`` of
+:func:`ksvm.lsvm.lsvm_linear` computes ``u^k = Q^{-1} z^k`` with
+``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - alpha u^k)_+`` (``z^k = Q u^k``);
+reading block ``A_j`` once gives ``u^k_j`` from ``M^{-1} H'z^k``, then
+``z^{k+1}_j``, and with them the block's share of ``H'z^{k+1}`` (the next
+iteration's right-hand side), of ``H'u^k = [w; gamma]`` and of
+``||u^k - u^{k-1}||^2``.  The first pass forms ``H'H`` and ``H'e``.
+
+The active-set Newton solver (:func:`ksvm.lsvm.lsvm_linear_newton`) keeps its
+free set ``F`` as a persisted boolean Dask array; a step needs the sums
+``H_F'H_F`` and ``H_F'e`` (one pass), then ``u`` and ``H'u`` (a second pass),
+then ``Qu - e``, the signs and the next free set's sums (a third pass, which
+the next step reuses when it is a block step).
+
+Both run on the active ``dask.distributed`` client (``distributed.get_client()``
+finds it: the same code runs on a laptop's ``LocalCluster`` or on a cluster
+reached through its scheduler's address), or on Dask's default scheduler
+without one.  :mod:`ksvm.lsvm` hands a Dask array to these functions, so
+``lsvm_linear(A, d)`` with a Dask ``A`` lands here; this module imports Dask,
+:mod:`ksvm` does not until then (``_dask_path`` of :mod:`ksvm.lsvm.problem` is
+the one place that imports it).  Its public names are also those of
+:mod:`ksvm.lsvm_dask`.
+
+References
+----------
+Mangasarian, O. L. and Musicant, D. R. (2001), Lagrangian Support Vector
+Machines, JMLR 1, 161-177, section 4 (Code 2) and the discussion of massive
+data sets.
+"""
+
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+from scipy.linalg import cho_solve
+from sklearn.exceptions import ConvergenceWarning
+
+from ..linalg import apply_H, apply_Ht, smw_gram_factor
+from .dask_blocks import (
+    _augmented_gram,
+    _classes,
+    _labels_pm,
+    _per_block,
+    _persist,
+    _unpack_gram,
+    check_row_chunked,
+    gram_sums,
+)
+from .fixed_point import _SQRT_EPS, _STALL_PATIENCE
+from .newton import _Pivoting, _warn_active_set
+from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
+
+__all__ = [
+    "check_row_chunked",
+    "gram_sums",
+    "lsvm_linear",
+    "lsvm_linear_newton",
+    "decision_function",
+    "nystroem_features",
+]
+
+
+def _report(callback, passes, iteration, opt):
+    if callback is not None:
+        callback({"pass": passes, "iteration": iteration, "opt": opt})
+
+
+# --- Code 2, one pass a iteration ----------------------------------------------------------
+
+
+def _code2_block(a, d, z, u_prev, *, p, nu, alpha):
+    """Iteration k on one block: ``u^k``, ``z^{k+1}`` and their shares of the sums.
+
+    Sums: ``H'z^{k+1}`` (n+1), ``H'u^k`` (n+1), ``||u^k - u^{k-1}||^2``, ``||u^k||^2``.
+    """
+    d = d.astype(np.float64)
+    # u^k = Q^{-1} z^k by SMW (ksvm.linalg.smw_solve), with p = M^{-1} H'z^k from the sums
+    u = nu * (z - apply_H(a, d, p))
+    z_next = 1.0 + np.maximum((z - 1.0) - alpha * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
+    diff = 0.0 if u_prev is None else float(np.sum((u - u_prev) ** 2))
+    sums = np.concatenate([apply_Ht(a, d, z_next), apply_Ht(a, d, u), [diff, float(u @ u)]])
+    return (u, z_next), sums
+
+
+def _code2_block_first(a, d, z, **kw):
+    return _code2_block(a, d, z, None, **kw)
+
+
+def lsvm_linear(
+    A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
+):
+    """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
+
+    The same iteration as :func:`ksvm.lsvm.lsvm_linear`, with the same
+    arguments, defaults and stopping rules, and the same answer up to the
+    order of the sums; :func:`ksvm.lsvm.lsvm_linear` calls it when ``A`` is a
+    Dask array.
+
+    Parameters
+    ----------
+    A : dask.array.Array of shape (m, n)
+        Chunked by rows, one chunk along the columns.
+    d : dask.array.Array of shape (m,) or array-like
+        Two class labels (the second in sort order is +1); a Dask array must
+        have the row chunks of ``A``.
+    nu, itmax, tol, alpha, return_history
+        As in :func:`ksvm.lsvm.lsvm_linear`.
+    callback : callable or None
+        Called after every pass over ``A`` with a dict: ``pass`` (passes made),
+        ``iteration`` and ``opt`` (``||u^{i+1} - u^i||``, inf before the first
+        step).  A progress bar, for instance: a run on 1e8 points takes minutes.
+
+    Returns
+    -------
+    result : LSVMResult
+        ``w`` (ndarray of shape (n,)) and ``gamma`` (float) on the client;
+        ``u`` a persisted Dask array chunked like the rows of ``A``.
+        ``passes`` extra attribute: the passes over ``A`` made (iterations + 2).
+
+    Raises
+    ------
+    ValueError
+        As :func:`ksvm.lsvm.lsvm_linear`, and for ``A`` chunked along its
+        columns or labels not aligned with its row chunks
+        (:func:`check_row_chunked`).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` is reached first.
+
+    Notes
+    -----
+    Passes over ``A``: one for ``H'H`` and ``H'e``, one for ``u^0``, one per
+    iteration.  Memory on the workers: a block of ``A`` at a time per thread,
+    and four vectors of length ``m`` (``u`` and ``z``, old and new) while an
+    iteration runs.
+
+    Examples
+    --------
+    >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
+    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> round(float(r.w[0]), 4), round(r.gamma, 4), type(r.u).__name__
+    (0.9757, 1.9417, 'Array')
+    """
+    A, d = check_row_chunked(A, d)
+    m, n = A.shape
+    nu, alpha = _check_nu_alpha(nu, alpha, m)
+    itmax, tol = _check_itmax_tol(itmax, tol)
+    dd = _labels_pm(d)
+    HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
+    factor = smw_gram_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    _report(callback, 1, 0, np.inf)
+
+    z = da.ones(m, chunks=(A.chunks[0],))  # z^0 = Q u^0 = e
+    u_prev = None
+    history = []
+    it, opt, best, since_best, at_floor = -1, np.inf, np.inf, 0, False
+    while True:
+        p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z^k
+        if u_prev is None:
+            (u, z_next), sums = _per_block(
+                _code2_block_first, [A, dd, z], 2 * n + 4, 2, p=p, nu=nu, alpha=alpha
+            )
+        else:
+            (u, z_next), sums = _per_block(
+                _code2_block, [A, dd, z, u_prev], 2 * n + 4, 2, p=p, nu=nu, alpha=alpha
+            )
+        u, z_next, sums = _persist(u, z_next, sums)
+        sums = sums.compute()
+        Htz, Htu = sums[: n + 1], sums[n + 1 : 2 * n + 2]
+        it += 1
+        z, u_prev = z_next, u
+        if it == 0:
+            _report(callback, 2, 0, np.inf)
+            continue  # u^0: no step yet
+        opt, norm_u = float(np.sqrt(sums[-2])), float(np.sqrt(sums[-1]))
+        _report(callback, it + 2, it, opt)
+        if return_history:
+            history.append(opt)
+        if opt <= tol:
+            break
+        best, since_best = (opt, 0) if opt < best else (best, since_best + 1)
+        if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * norm_u:  # as in fixed_point
+            at_floor = True
+            break
+        if it >= itmax:
+            break
+    converged = opt <= tol or at_floor
+    if not converged:
+        warnings.warn(
+            f"LSVM (Dask) stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > "
+            f"tol={tol:g}; raise itmax (max_iter of LagrangianSVC) or tol, or use the "
+            "active-set Newton solver (lsvm_linear_newton; solver='newton' or 'auto').",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    result = LSVMResult(
+        n_iter=it, opt=opt, u=u, w=Htu[:n].copy(), gamma=float(Htu[n]),
+        converged=converged, at_floor=at_floor,
+        history=np.array(history) if return_history else None,
+    )
+    result.passes = it + 2
+    return result
+
+
+# --- the active-set Newton solver: the free set on the workers --------------------------
+
+
+def _newton_u_block(a, d, free, u_prev, *, p, nu):
+    """``u`` on the free set from ``p = M_F^{-1} H_F'e``, 0 elsewhere; sums ``H'u`` and
+    ``||u - u_prev||^2``; the maximum of ``u``."""
+    d = d.astype(np.float64)
+    u = np.zeros(a.shape[0]) if p is None else np.where(free, nu * (1.0 - apply_H(a, d, p)), 0.0)
+    diff = float(np.sum((u - u_prev) ** 2)) if u_prev is not None else float(u @ u)
+    return (u,), np.concatenate([apply_Ht(a, d, u), [diff]]), [u.max() if u.size else -np.inf]
+
+
+def _newton_sign_block(a, d, free, u, index, *, c, nu, threshold):
+    """Signs on one block: ``g = Qu - e`` from ``c = H'u``, the wrong ones (their count,
+    and the largest index as a maximum), the next free set's shares of ``H_F'H_F``
+    and ``H_F'e``, and ``H' max(u, 0)``."""
+    d = d.astype(np.float64)
+    g = u / nu + apply_H(a, d, c) - 1.0
+    infeasible = np.where(free, u < -threshold, g < -threshold)
+    count = np.count_nonzero(infeasible)
+    last = float(index[infeasible].max()) if count else -1.0
+    next_free = free ^ infeasible
+    sums = np.concatenate(
+        [[count], _augmented_gram(a, d, keep=next_free), apply_Ht(a, d, np.maximum(u, 0.0))]
+    )
+    return (next_free,), sums, [last]
+
+
+def _free_gram_block(a, d, free):
+    return (), _augmented_gram(a, d, keep=free)
+
+
+def lsvm_linear_newton(
+    A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
+):
+    """The active-set Newton LSVM on a Dask array chunked by rows.
+
+    The method of :func:`ksvm.lsvm.lsvm_linear_newton` (block principal pivoting
+    with Murty's rule as the safeguard, :func:`ksvm.lsvm.active_set`), with the
+    same arguments, defaults and answer; that function calls this one when
+    ``A`` is a Dask array.  The free set ``F`` is a persisted boolean Dask
+    array; each step's ``(n+1) x (n+1)`` system ``I/nu + H_F'H_F`` is summed
+    over the blocks, solved on the client, and applied on the workers.
+
+    Parameters
+    ----------
+    A : dask.array.Array of shape (m, n)
+        Chunked by rows, one chunk along the columns.
+    d : dask.array.Array of shape (m,) or array-like
+        Two class labels; a Dask array must have the row chunks of ``A``.
+    nu, itmax, tol, return_history
+        As in :func:`ksvm.lsvm.lsvm_linear_newton`.
+    patience : int, default=3
+        As in :func:`ksvm.lsvm.active_set`.
+    callback : callable or None
+        As in :func:`lsvm_linear`; ``opt`` is the step's ``||u^{i+1} - u^i||``.
+
+    Returns
+    -------
+    result : LSVMResult
+        ``w``, ``gamma`` on the client, ``u`` a persisted Dask array; ``passes``:
+        the passes over ``A`` made.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lsvm_linear`.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If some index is still on the wrong side after ``itmax`` steps.
+
+    Notes
+    -----
+    A step reads ``A`` twice: once for ``u`` on the free set and ``H'u``, once for
+    the signs of ``u`` and ``Qu - e`` and the sums of the next free set.  A
+    Murty step (a single index changes side) sums the new free set in one more
+    pass.
+
+    Examples
+    --------
+    >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
+    >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
+    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
+    (0.9757, 1.9417, 2)
+    """
+    A, d = check_row_chunked(A, d)
+    m, n = A.shape
+    nu, _ = _check_nu_alpha(nu, None, m)
+    itmax, tol = _check_itmax_tol(itmax, tol)
+    dd = _labels_pm(d)
+    chunks = (A.chunks[0],)
+    index = da.arange(m, chunks=chunks, dtype=np.float64)
+    HtH_F, Hte_F = gram_sums(A, dd)  # every index free at the start
+    passes = 1
+    _report(callback, passes, 0, np.inf)
+    free = da.ones(m, chunks=chunks, dtype=bool)
+    u = None
+    history = []
+    pivoting = _Pivoting(m, patience)
+    it, opt, converged = 0, np.inf, False
+    n_sums = 1 + (n + 1) ** 2 + 2 * (n + 1)
+    while it < itmax:
+        p = None
+        if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
+            p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)
+        arrays = [A, dd, free] + ([u] if u is not None else [])
+        block = _newton_u_block if u is not None else _newton_first_block
+        (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)
+        u, sums, top = _persist(u, sums, top)
+        sums, top = dask.compute(sums, top)
+        passes += 1
+        c, opt, umax = sums[: n + 1], float(np.sqrt(sums[n + 1])), float(top[0])
+        it += 1
+        _report(callback, passes, it, opt)
+        if return_history:
+            history.append(opt)
+        threshold = tol * max(1.0, umax)
+        (next_free,), sums, last = _per_block(
+            _newton_sign_block, [A, dd, free, u, index], n_sums, 1, row_dtypes=(bool,),
+            n_max=1, c=c, nu=nu, threshold=threshold,
+        )
+        next_free, sums, last = _persist(next_free, sums, last)
+        sums, last = dask.compute(sums, last)
+        passes += 1
+        _report(callback, passes, it, opt)
+        count, last = int(sums[0]), int(last[0])
+        HtH_next, Hte_next = _unpack_gram(sums[1:], n, check=False)
+        Htu_plus = sums[1 + (n + 1) ** 2 + n + 1 :]
+        if count == 0:
+            converged = True
+            break
+        if not pivoting.block_step(count):  # Murty's single pivot on the largest wrong index
+            next_free = _persist(free ^ (index == last))[0]
+            (), sums = _per_block(_free_gram_block, [A, dd, next_free], (n + 1) ** 2 + n + 1, 0)
+            HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
+            passes += 1
+            _report(callback, passes, it, opt)
+        free, HtH_F, Hte_F = next_free, HtH_next, Hte_next
+    if converged:
+        u = _persist(da.maximum(u, 0.0))[0]  # entries of at most the threshold's size below 0
+        c = Htu_plus
+    else:
+        _warn_active_set(it, count, tol, " on Dask")
+    result = LSVMResult(
+        n_iter=it, opt=opt, u=u, w=c[:n].copy(), gamma=float(c[n]), converged=converged,
+        history=np.array(history) if return_history else None,
+    )
+    result.passes = passes
+    return result
+
+
+def _newton_first_block(a, d, free, **kw):
+    return _newton_u_block(a, d, free, None, **kw)
+
+
+# --- the estimator's Dask path ----------------------------------------------------------------
+
+
+def fit(estimator, X, y):
+    """:meth:`ksvm.lsvm.LagrangianSVC.fit` for a Dask ``X`` (linear kernel only).
+
+    Sets the estimator's attributes through the same method as the in-memory fit,
+    with ``coef_``, ``intercept_`` on the client and ``u_`` a persisted Dask array.
+    What would gather ``m``-sized data stays lazy: ``support_`` (indices of the
+    points with ``d_i f(x_i) < 1``), ``dual_coef_`` and ``support_vectors_`` are
+    Dask arrays of unknown length (compute them to fetch them), ``X_fit_`` is ``X``.
+    """
+    p = estimator._validate_parameters()
+    if estimator.kernel != "linear":
+        raise ValueError(
+            f"A Dask array can be fitted with kernel='linear' only (got {estimator.kernel!r}): "
+            "the other kernels need the m x m kernel matrix. For a nonlinear classifier on a "
+            "Dask array, map it to features first (ksvm.lsvm_dask.nystroem_features)."
+        )
+    newton, options = estimator._solver_options(p)
+    X, y = check_row_chunked(X, y, name="X")
+    classes = _classes(y)
+    nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], X.shape[0])
+    solve = lsvm_linear_newton if newton else lsvm_linear
+    result = solve(X, y, nu, **options)
+    dd = da.where(y == classes[1], 1.0, -1.0)
+    estimator.classes_, estimator.n_features_in_ = classes, X.shape[1]
+    estimator.X_fit_, estimator._gamma = X, None
+    margins = dd * _linear_scores(X, result.w, -result.gamma)
+    estimator._set_fitted(result, dd, da.flatnonzero(margins < 1.0), nu, alpha, newton)
+    return estimator
+
+
+def _linear_scores(X, w, b):
+    return X.map_blocks(lambda x: x @ w + b, drop_axis=1, dtype=np.float64, meta=np.empty((0,)))
+
+
+def _check_fitted_linear(estimator, X):
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator, "classes_")
+    if estimator.kernel != "linear":
+        raise ValueError(
+            f"A Dask array can be classified with kernel='linear' only (got {estimator.kernel!r})."
+        )
+    X, _ = check_row_chunked(X, name="X")
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input."
+        )
+    return X
+
+
+def decision_function(estimator, X):
+    """``X coef_' + intercept_`` for a Dask ``X``: a Dask array chunked like the rows of ``X``."""
+    X = _check_fitted_linear(estimator, X)
+    return _linear_scores(X, estimator.coef_[0], estimator.intercept_[0])
+
+
+def predict(estimator, X):
+    """Labels from ``classes_`` for a Dask ``X``: a Dask array chunked like the rows of ``X``."""
+    classes = estimator.classes_
+    return decision_function(estimator, X).map_blocks(
+        lambda s: classes[(s > 0).astype(int)], dtype=classes.dtype,
+        meta=np.empty((0,), dtype=classes.dtype),
+    )
+
+
+# --- a nonlinear kernel at scale: Nystroem features per block ------------------------------
+
+
+def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
+    """Nystroem features of the Gaussian kernel for a Dask ``X``, computed block by block.
+
+    The landmarks are ``n_components`` rows of ``X`` drawn without replacement
+    (the only rows gathered to the client); :class:`ksvm.features.NystroemFeatures`
+    is fitted on them (every one a landmark), and its ``transform`` is mapped
+    over the row blocks.  The features feed :func:`lsvm_linear` or
+    :func:`lsvm_linear_newton` as any data would.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (m, n)
+        Chunked by rows.
+    n_components : int >= 1, default=100
+        The number of landmarks and of features; at most ``m``.
+    gamma : {'scale', 'auto'} or float > 0, default='scale'
+        Width of ``exp(-gamma ||x - z||^2)``; 'scale' and 'auto' are resolved on
+        the landmarks.
+    random_state : int or None
+        Seeds the choice of landmarks.
+
+    Returns
+    -------
+    Phi : dask.array.Array of shape (m, n_components)
+        Lazy, chunked like the rows of ``X``.
+    transformer : ksvm.features.NystroemFeatures
+        Fitted: it maps new points (``transformer.transform``) the same way.
+
+    Raises
+    ------
+    ValueError
+        If ``n_components`` is not an integer in ``[1, m]``, or as
+        :func:`check_row_chunked`.
+
+    Examples
+    --------
+    >>> X = da.from_array(np.random.default_rng(0).random((100, 2)), chunks=(30, 2))
+    >>> Phi, nys = nystroem_features(X, 10, gamma=2.0, random_state=0)
+    >>> Phi.shape, Phi.chunks[0]
+    ((100, 10), (30, 30, 30, 10))
+    >>> bool(np.allclose(Phi.compute(), nys.transform(X.compute())))
+    True
+    """
+    from .._validation import check_integer
+    from ..features import NystroemFeatures
+
+    X, _ = check_row_chunked(X, name="X")
+    m = X.shape[0]
+    n_components = check_integer(n_components, "n_components")
+    if not 1 <= n_components <= m:
+        raise ValueError(
+            f"n_components must be in [1, {m}] (the number of rows), got {n_components}."
+        )
+    rows = np.sort(np.random.default_rng(random_state).choice(m, n_components, replace=False))
+    landmarks = X[rows].compute()
+    transformer = NystroemFeatures(
+        n_components=n_components, gamma=gamma, random_state=0
+    ).fit(landmarks)
+    Phi = X.map_blocks(
+        transformer.transform, chunks=(X.chunks[0], (n_components,)), dtype=np.float64,
+        meta=np.empty((0, 0)),
+    )
+    return Phi, transformer

@@ -1,0 +1,222 @@
+"""A Dask array read block by block, for :mod:`ksvm.lsvm.dask`: the checks of its input,
+one function mapped over its row blocks with sums tree-reduced on the cluster, and the
+sums ``H'H`` and ``H'e`` of the linear LSVM.
+
+Each block of rows contributes an ``(n+1) x (n+1)`` matrix or an ``(n+1)``-vector;
+only the sums reach the client, and the row outputs (``u``, the free set) stay on the
+workers as Dask arrays chunked like the data.
+"""
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.base import is_dask_collection
+
+from ..linalg import augmented_gram
+
+__all__ = ["check_row_chunked", "gram_sums"]
+
+
+# --- input: a Dask array chunked by rows, labels chunked the same ---------------------
+
+
+def check_row_chunked(A, d=None, name="A"):
+    """Validate a Dask array chunked by rows and labels aligned with its row chunks.
+
+    Parameters
+    ----------
+    A : dask.array.Array of shape (m, n)
+        One chunk along the columns (``A.rechunk({1: -1})`` makes it so).
+    d : dask.array.Array or array-like of shape (m,) or None
+        The labels: a Dask array with the row chunks of ``A``, or an in-memory
+        array, which is cut into those chunks.
+    name : str, default="A"
+
+    Returns
+    -------
+    A : dask.array.Array of float64
+    d : dask.array.Array or None
+        The labels as given (not yet encoded), chunked like the rows of ``A``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not two-dimensional or not numeric, is chunked along its
+        columns, is empty, or ``d`` has another length or other row chunks.
+
+    Examples
+    --------
+    >>> A = da.ones((10, 3), chunks=(4, 3))
+    >>> A2, d2 = check_row_chunked(A, np.arange(10) % 2)
+    >>> d2.chunks
+    ((4, 4, 2),)
+    >>> check_row_chunked(da.ones((10, 3), chunks=(4, 2)))
+    Traceback (most recent call last):
+    ...
+    ValueError: A is chunked along its columns ...
+    """
+    if not is_dask_collection(A):
+        A = da.asarray(np.asarray(A))
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be a two-dimensional Dask array, got {A.ndim} dimension(s).")
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {A.shape}).")
+    if any(np.isnan(c) for c in A.chunks[0]):
+        raise ValueError(
+            f"{name} has unknown row chunk sizes; call {name}.compute_chunk_sizes() first."
+        )
+    if len(A.chunks[1]) != 1:
+        raise ValueError(
+            f"{name} is chunked along its columns ({A.chunks[1]}); the LSVM needs whole rows in "
+            f"each block: use {name}.rechunk({{1: -1}})."
+        )
+    if not (np.issubdtype(A.dtype, np.number) or A.dtype == bool) or np.issubdtype(
+        A.dtype, np.complexfloating
+    ):
+        raise ValueError(f"{name} must hold real numbers, got dtype {A.dtype}.")
+    A = A.astype(np.float64)
+    if d is None:
+        return A, None
+    if is_dask_collection(d):
+        if d.ndim != 1:
+            raise ValueError(f"d must be one-dimensional, got {d.ndim} dimension(s).")
+        if d.shape[0] != A.shape[0]:
+            raise ValueError(f"{name} has {A.shape[0]} rows but d has {d.shape[0]} labels.")
+        if d.chunks[0] != A.chunks[0]:
+            raise ValueError(
+                f"d is not aligned with the rows of {name}: its chunks are {d.chunks[0]}, "
+                f"{name}'s row chunks {A.chunks[0]}; use d.rechunk({name}.chunks[0])."
+            )
+        return A, d
+    d = np.asarray(d)
+    if d.ndim != 1:
+        raise ValueError(f"d must be one-dimensional, got shape {d.shape}.")
+    if d.shape[0] != A.shape[0]:
+        raise ValueError(f"{name} has {A.shape[0]} rows but d has {d.shape[0]} labels.")
+    return A, da.from_array(d, chunks=(A.chunks[0],))
+
+
+def _classes(d):
+    """The two classes of ``d`` (sorted), found on the cluster; ValueError if not two."""
+    classes = np.asarray(da.unique(d).compute())
+    if classes.size != 2:
+        raise ValueError(
+            f"The LSVM needs exactly two classes in d; found {classes.size}: "
+            f"{classes[:10].tolist()}."
+        )
+    return classes
+
+
+def _labels_pm(d, classes=None):
+    """The labels as int8 -1/+1 (the second class in sort order is +1), persisted.
+
+    One byte a point on the workers; the blocks turn them into float64 as they use them.
+    """
+    classes = _classes(d) if classes is None else classes
+    return _persist(da.where(d == classes[1], 1, -1).astype(np.int8))[0]
+
+
+# --- the map and the reduce ----------------------------------------------------------
+
+
+def _per_block(func, arrays, n_sums, n_rows_out, row_dtypes=None, n_max=0, **constants):
+    """Run ``func`` once on each row block of ``arrays``.
+
+    ``func(*blocks, **constants)`` returns ``(rows, sums)`` or, with ``n_max``,
+    ``(rows, sums, maxima)``: a tuple of ``n_rows_out`` arrays of the block's
+    length, a vector of ``n_sums`` partial sums and one of ``n_max`` partial
+    maxima.  Returns the row outputs as Dask arrays chunked like the inputs and
+    the sums (and maxima) tree-reduced over the blocks, lazy.  Compute or persist
+    them together, so that each block is read once.
+    """
+    args = []
+    for a in arrays:
+        args += [a, "ij" if a.ndim == 2 else "i"]
+    packed = da.blockwise(
+        func, "i", *args, dtype=object, meta=np.empty((0,), dtype=object), concatenate=True,
+        **constants,
+    )
+    row_dtypes = row_dtypes or (np.float64,) * n_rows_out
+    rows = tuple(
+        packed.map_blocks(lambda t, k=k: t[0][k], dtype=dt, meta=np.empty((0,), dtype=dt))
+        for k, dt in zip(range(n_rows_out), row_dtypes)
+    )
+
+    def partial(k, size):
+        return da.blockwise(
+            lambda t: np.asarray(t[k], dtype=np.float64)[None, :], "ik", packed, "i",
+            new_axes={"k": size}, adjust_chunks={"i": 1}, dtype=np.float64,
+            meta=np.empty((0, 0)),
+        )
+
+    sums = partial(1, n_sums).sum(axis=0)
+    if not n_max:
+        return rows, sums
+    return rows, sums, partial(2, n_max).max(axis=0)
+
+
+def _augmented_gram(a, d, keep=None):
+    """One block's share of ``H'H`` (flattened), ``H'e`` and the count of non-finite entries.
+
+    ``H_k = D_k [A_k  -e]``; the labels square away in ``H'H``.  Rows outside
+    ``keep`` (a boolean mask, the free set) are left out.
+    """
+    d = d.astype(np.float64, copy=False)
+    if keep is not None:
+        a, d = a[keep], d[keep]
+    return np.concatenate([augmented_gram(a).ravel(), a.T @ d, [-d.sum()]])
+
+
+def _gram_block(a, d):
+    bad = np.count_nonzero(~np.isfinite(a))
+    return (), np.concatenate([_augmented_gram(a, d), [bad]])
+
+
+def gram_sums(A, d):
+    """``H'H`` and ``H'e`` for ``H = D [A  -e]``, summed block by block on the cluster.
+
+    Parameters
+    ----------
+    A : dask.array.Array of shape (m, n)
+        Chunked by rows only.
+    d : dask.array.Array of shape (m,)
+        The labels as -1/+1 (any real dtype), chunked like the rows of ``A``.
+
+    Returns
+    -------
+    HtH : ndarray of shape (n + 1, n + 1)
+    Hte : ndarray of shape (n + 1,)
+
+    Raises
+    ------
+    ValueError
+        If ``A`` holds NaN or infinity.
+
+    Examples
+    --------
+    >>> A = da.from_array(np.array([[1.0], [2.0], [4.0]]), chunks=(2, 1))
+    >>> HtH, Hte = gram_sums(A, da.from_array(np.array([1.0, -1.0, 1.0]), chunks=2))
+    >>> HtH
+    array([[21., -7.],
+           [-7.,  3.]])
+    >>> Hte
+    array([ 3., -1.])
+    """
+    n = A.shape[1]
+    (), sums = _per_block(_gram_block, [A, d], (n + 1) ** 2 + n + 2, 0)
+    sums = sums.compute()
+    return _unpack_gram(sums, n)
+
+
+def _unpack_gram(sums, n, check=True):
+    if check and sums[-1] > 0:
+        raise ValueError(
+            f"A holds {int(sums[-1])} NaN or infinite entries; the LSVM needs finite data."
+        )
+    k = (n + 1) ** 2
+    return sums[:k].reshape(n + 1, n + 1), sums[k : k + n + 1]
+
+
+def _persist(*arrays):
+    """Persist on the active client (the workers keep the blocks), or the default scheduler."""
+    return dask.persist(*arrays)

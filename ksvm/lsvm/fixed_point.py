@@ -1,0 +1,199 @@
+"""The fixed-point iteration (15) of the LSVM: the authors' Codes 2 and 3.
+
+``u = Q^{-1}(e + ((Qu - e) - alpha u)_+)`` converges linearly for
+``0 < alpha < 2 / nu`` (their Algorithm 1).  :func:`lsvm_linear` follows
+Code 2: ``Q^{-1}`` by the Sherman-Morrison-Woodbury identity, so only an
+``(n+1) x (n+1)`` system is factored and no ``m x m`` object is ever formed;
+:func:`lsvm_kernel` follows Code 3: ``Q = I/nu + D K(G, G') D`` factored once by
+Cholesky.  Both stop at ``tol``, at ``itmax``, or at the rounding floor of the
+iteration (:func:`_iterate`).
+"""
+
+import warnings
+
+import numpy as np
+from scipy.linalg import cho_solve
+from sklearn.exceptions import ConvergenceWarning
+
+from ..linalg import cholesky, smw_factor, smw_solve
+from .problem import LSVMResult, _check_kernel_problem, _check_linear_problem, _dask_path, dual_matrix
+
+__all__ = ["lsvm_linear", "lsvm_kernel"]
+
+def _warn_itmax(itmax, opt, tol):
+    warnings.warn(
+        f"LSVM stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > tol={tol:g}; "
+        "raise itmax (max_iter of LagrangianSVC) or tol, or use the active-set Newton "
+        "solver (lsvm_linear_newton, lsvm_kernel_newton; solver='newton' or 'auto' in "
+        "LagrangianSVC).  Convergence is linear, and slower the larger nu is; the "
+        "step alpha changes the rate too (the LSVM chapters measure both).",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+
+
+_SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
+#: Steps without a new lowest ``||u^{i+1} - u^i||`` after which the iteration has stalled.
+_STALL_PATIENCE = 10
+
+
+def _iterate(step, u, itmax, tol, return_history):
+    """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol``, the rounding floor, or ``itmax``.
+
+    The map is a contraction, so ``||u^{i+1} - u^i||`` falls geometrically until
+    rounding decides its size: a few times ``eps ||u||`` to ``100 eps ||u||`` on the
+    book's problems, depending on the machine's summation order.  A ``tol`` below
+    that can never be met; the iteration then stops when the step has not set a
+    new lowest value for ``_STALL_PATIENCE`` steps while below ``sqrt(eps) ||u||``.
+    """
+    history = []
+    it, opt, best, since_best, at_floor = 0, np.inf, np.inf, 0, False
+    while it < itmax:
+        u_new = step(u)
+        opt = float(np.linalg.norm(u_new - u))
+        u = u_new
+        it += 1
+        if return_history:
+            history.append(opt)
+        if opt <= tol:
+            break
+        best, since_best = (opt, 0) if opt < best else (best, since_best + 1)
+        if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * np.linalg.norm(u):
+            at_floor = True
+            break
+    converged = opt <= tol or at_floor
+    if not converged:
+        _warn_itmax(itmax, opt, tol)
+    return LSVMResult(
+        n_iter=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
+        history=np.array(history) if return_history else None,
+    )
+
+
+def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+    """LSVM for a linear classifier, Code 2 of Mangasarian & Musicant (2001).
+
+    Parameters
+    ----------
+    A : array-like of shape (m, n)
+        The data, one point per row.
+    d : array-like of shape (m,)
+        The labels (the diagonal of their ``D``); any two classes, the second
+        in sort order is +1.
+    nu : float > 0 or None, default=None
+        Weight of the squared slacks; None means ``1 / m`` (the authors' default).
+    itmax : int, default=100
+    tol : float > 0, default=1e-5
+        Stop when ``||u^{i+1} - u^i|| <= tol``.
+    alpha : float in (0, 2/nu) or None, default=None
+        Step of the iteration; None means ``1.9 / nu``.
+    return_history : bool, default=False
+        Keep ``||u^{i+1} - u^i||`` per iteration.
+
+    Returns
+    -------
+    result : LSVMResult
+        With ``w`` and ``gamma``: classify ``x`` by ``sign(x'w - gamma)``.
+
+    Raises
+    ------
+    ValueError
+        On invalid data, labels that are not two classes, ``nu <= 0``, or
+        ``alpha`` outside ``(0, 2/nu)``.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` is reached first.
+
+    Notes
+    -----
+    The Sherman-Morrison-Woodbury identity gives
+    ``Q^{-1} = nu (I - H (I/nu + H'H)^{-1} H')``.  The ``(n+1) x (n+1)``
+    matrix ``M = I/nu + H'H`` is factored once (Cholesky); Code 2 inverts it.
+    Memory beyond ``A``: a handful of vectors of length ``m``.
+
+    Examples
+    --------
+    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> round(float(r.w[0]), 4), round(r.gamma, 4)
+    (0.9757, 1.9417)
+    """
+    dask_path = _dask_path(A)
+    if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
+        return dask_path.lsvm_linear(A, d, nu, itmax, tol, alpha=alpha,
+                                     return_history=return_history)
+    A, dd, nu, alpha, itmax, tol = _check_linear_problem(A, d, nu, alpha, itmax, tol)
+    m, n = A.shape
+
+    factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
+
+    def step(u):
+        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - alpha u^i)_+, and then Q u^{i+1} = z
+        nonlocal Qu
+        Qu = 1.0 + np.maximum((Qu - 1.0) - alpha * u, 0.0)
+        return smw_solve(A, dd, nu, factor, Qu)
+
+    # u^0 is handed over, not kept here: the loop holds one u at a time.
+    result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), itmax, tol, return_history)
+    Du = dd * result.u
+    result.w, result.gamma = A.T @ Du, float(-Du.sum())
+    return result
+
+
+def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+    """LSVM with a kernel, Code 3 of Mangasarian & Musicant (2001).
+
+    Parameters
+    ----------
+    KM : array-like of shape (m, m)
+        ``K(G, G')`` with ``G = [A -e]``: the kernel evaluated on the data with
+        a column of -1 appended (see :class:`LagrangianSVC`, which builds it).
+    d : array-like of shape (m,)
+        The labels; any two classes.
+    nu, itmax, tol, alpha, return_history
+        As in :func:`lsvm_linear`.
+
+    Returns
+    -------
+    result : LSVMResult
+        ``w`` and ``gamma`` are None; classify ``x`` by the sign of
+        ``K([x' -1], G') D u``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lsvm_linear`, and if ``KM`` is not square or ``Q`` is not
+        positive definite (a kernel that is far from PSD).
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` is reached first.
+
+    Notes
+    -----
+    ``Q = I/nu + D KM D`` is factored once by Cholesky (Code 3 inverts it), so
+    each iteration costs two triangular solves and a product with ``Q``:
+    ``O(m^2)`` time and ``8 m^2`` bytes for ``Q``.
+
+    Examples
+    --------
+    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> G = np.hstack([A, -np.ones((4, 1))])
+    >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> np.round(r.u, 4) + 0.0
+    array([0.    , 3.4004, 1.4587, 0.    ])
+    """
+    KM, dd, nu, alpha, itmax, tol = _check_kernel_problem(KM, d, nu, alpha, itmax, tol)
+    m = KM.shape[0]
+    Q = dual_matrix(KM, dd, nu)
+    factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
+
+    def step(u):  # (15)
+        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
+
+    u0 = cho_solve(factor, np.ones(m), check_finite=False)  # u^0 = Q^{-1} e
+    return _iterate(step, u0, itmax, tol, return_history)

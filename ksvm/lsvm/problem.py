@@ -1,0 +1,156 @@
+"""What the LSVM's solvers share: the problem's data, its dual matrix, the checks of
+their arguments, and the result they return.
+
+Mangasarian & Musicant's formulation (7) is solved through its dual (11),
+``min_{u >= 0} u'Qu/2 - e'u`` with ``Q = I/nu + D K(G, G') D`` and ``G = [A  -e]``
+(:func:`augment`, :func:`dual_matrix`); every solver of :mod:`ksvm.lsvm` checks
+``nu``, ``alpha``, ``itmax`` and ``tol`` alike and returns an :class:`LSVMResult`.
+"""
+
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import (
+    check_gram_labels,
+    check_integer,
+    check_matrix,
+    check_positive,
+    encode_binary_labels,
+)
+
+__all__ = ["LSVMResult", "augment", "dual_matrix"]
+
+
+@dataclass
+class LSVMResult:
+    """What :func:`lsvm_linear` and :func:`lsvm_kernel` return.
+
+    Attributes
+    ----------
+    n_iter : int
+        Iterations made (Code 2's ``it``; the Newton solvers' steps).
+    opt : float
+        The last ``||u^{i+1} - u^i||`` (Code 2's ``opt``).
+    u : ndarray of shape (m,)
+        The dual solution.
+    w : ndarray of shape (n,) or None
+        ``A'Du`` (linear version only).
+    gamma : float or None
+        ``-e'Du`` (linear version only); the plane is ``x'w = gamma``.
+    converged : bool
+        ``opt <= tol`` within ``itmax``, or the rounding floor was reached
+        (``at_floor``).
+    at_floor : bool
+        The fixed-point iteration stopped at its rounding floor above ``tol``:
+        ``||u^{i+1} - u^i||`` set no new lowest value for ten iterations while
+        below ``sqrt(eps) ||u||``, so rounding, not the contraction, decides
+        its size, and no more digits of ``u`` can be had.
+    history : ndarray or None
+        ``||u^{i+1} - u^i||`` per iteration, if asked for.
+    kernel_values : int or None
+        Kernel values computed (:func:`lsvm_kernel_columns` only).
+    """
+
+    n_iter: int
+    opt: float
+    u: np.ndarray
+    w: np.ndarray = None
+    gamma: float = None
+    converged: bool = True
+    at_floor: bool = False
+    history: np.ndarray = field(default=None, repr=False)
+    kernel_values: int = None
+
+
+def _dask_path(x):
+    """:mod:`ksvm.lsvm.dask` if ``x`` is a Dask collection, else None.
+
+    The one place the Dask path is imported: by a caller that made a Dask
+    collection, so that ``import ksvm`` imports no Dask.
+    """
+    dask_base = sys.modules.get("dask.base")
+    if dask_base is None or not dask_base.is_dask_collection(x):
+        return None
+    from . import dask
+
+    return dask
+
+
+def _check_nu_alpha(nu, alpha, m):
+    nu = 1.0 / m if nu is None else check_positive(nu, "nu")
+    alpha = 1.9 / nu if alpha is None else check_positive(alpha, "alpha")
+    if not alpha < 2.0 / nu:
+        raise ValueError(
+            f"alpha must lie in (0, 2/nu) = (0, {2.0 / nu:.6g}) for the LSVM iteration to "
+            f"converge (condition (16)); got alpha = {alpha:.6g}. The authors use 1.9/nu."
+        )
+    return nu, alpha
+
+
+def _check_itmax_tol(itmax, tol):
+    return check_integer(itmax, "itmax"), check_positive(tol, "tol")
+
+
+def _check_linear_problem(A, d, nu, alpha, itmax, tol):
+    """``(A, labels as -1/+1, nu, alpha, itmax, tol)`` for a solver with the linear
+    kernel, checked (``alpha`` is its default where None)."""
+    A = check_matrix(A, "A")
+    dd, _ = encode_binary_labels(d)
+    m = A.shape[0]
+    if dd.shape[0] != m:
+        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
+    return (A, dd, *_check_nu_alpha(nu, alpha, m), *_check_itmax_tol(itmax, tol))
+
+
+def _check_kernel_problem(KM, d, nu, alpha, itmax, tol):
+    """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
+    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
+    return (KM, dd, *_check_nu_alpha(nu, alpha, KM.shape[0]), *_check_itmax_tol(itmax, tol))
+
+
+def augment(X):
+    """``[X  -e]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+
+    Returns
+    -------
+    G : ndarray of shape (m, n + 1)
+
+    Examples
+    --------
+    >>> augment(np.array([[1.0, 2.0]]))
+    array([[ 1.,  2., -1.]])
+    """
+    return np.hstack([X, -np.ones((X.shape[0], 1))])
+
+
+def dual_matrix(KM, d, nu):
+    """``Q = I / nu + D K D``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
+
+    Parameters
+    ----------
+    KM : ndarray of shape (m, m)
+        ``K(G, G')`` (or a block of it).
+    d : ndarray of shape (m,)
+        The labels as -1/+1.
+    nu : float > 0
+
+    Returns
+    -------
+    Q : ndarray of shape (m, m)
+        A new array.
+
+    Examples
+    --------
+    >>> dual_matrix(np.ones((2, 2)), np.array([1.0, -1.0]), 0.5)
+    array([[ 3., -1.],
+           [-1.,  3.]])
+    """
+    Q = d[:, None] * KM * d[None, :]
+    Q[np.diag_indices_from(Q)] += 1.0 / nu
+    return Q

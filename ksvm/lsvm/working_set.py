@@ -1,0 +1,482 @@
+"""The kernel LSVM by working sets, with no ``m x m`` matrix (:func:`lsvm_kernel_columns`).
+
+Rows of ``K(G, G')`` are computed on demand for the points that can be free;
+the problem restricted to a working set is solved by the active-set method
+with the block solver of :mod:`ksvm.lsvm.block`, and a warm start predicts the
+first working set from a random half of the points.  A level's large arrays
+come from a :class:`_Workspace`, whose memory is kept from one fit to the next
+(:func:`free_kept_memory`).
+"""
+
+import threading
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from .._validation import encode_binary_labels
+from .block import BlockSolver
+from .newton import _WARM_START_SIZE, active_set
+from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
+
+__all__ = ["lsvm_kernel_columns", "free_kept_memory"]
+
+
+class _KeptMemory:
+    """One block of memory kept from one fit to the next: the largest given back, if it
+    is at most ``limit`` bytes.  Thread-safe: a block serves one fit at a time.
+
+    Arrays of one to four megabytes, formed and dropped, go back to the operating
+    system, and the next fit pays a page fault for every 4 KB of them: on 1000 points
+    (nu = 1) a fit of the kernel LSVM made about 2400 and took 1.3 times as long as with
+    its memory kept, while libsvm's small allocations made none.  Repeated fits of one
+    size (a grid search, a cross-validation, a benchmark) take the same block instead.
+    """
+
+    def __init__(self, limit):
+        self.limit = limit
+        self._block = None
+        self._lock = threading.Lock()
+
+    def take(self, size):
+        """An empty float64 array of ``size`` values: the kept block if it is large
+        enough (it is then no longer kept), else a new one."""
+        with self._lock:
+            if self._block is not None and self._block.size >= size:
+                block, self._block = self._block, None
+                return block[:size]
+        return np.empty(size)
+
+    def give(self, array):
+        """Keep the memory of ``array`` (from :meth:`take`, no longer used) if it is the
+        largest given and within the limit."""
+        block = array if array.base is None else array.base
+        with self._lock:
+            if block.nbytes <= self.limit and (self._block is None
+                                                or block.size >= self._block.size):
+                self._block = block
+
+    def clear(self):
+        with self._lock:
+            self._block = None
+
+    @property
+    def nbytes(self):
+        """Bytes kept now."""
+        return 0 if self._block is None else self._block.nbytes
+
+
+#: A level of :func:`_working_set` whose working set has at most this many points takes
+#: its large arrays from a :class:`_Workspace`, of ``_WORKSPACE_SLOTS`` arrays of ``c^2``
+#: values for its capacity ``c``: two for Q_WW, two for factors, two for temporaries.
+_WORKSPACE_SIZE = 1000
+_WORKSPACE_SLOTS = 6
+
+
+#: The capacity of a workspace, as a multiple of the working set it is made for: room
+#: for the points that join the working set later (6-8 % on the book's checkerboards).
+_WORKSPACE_ROOM = 1.125
+
+
+def _capacity(n):
+    """The capacity of a workspace made for a working set of ``n`` points."""
+    return int(np.ceil(_WORKSPACE_ROOM * n))
+
+
+#: The workspace memory kept between fits: the largest workspace, 61 MB.
+_KEPT = _KeptMemory(8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2)
+
+
+def free_kept_memory():
+    """Free the memory that the kernel LSVM keeps from one fit to the next.
+
+    :class:`LagrangianSVC` with a kernel keeps, after a fit of a small problem (working
+    sets of at most 1000 points), the block of memory its solver worked in, at most
+    61 MB, so that the next fit maps no new pages (a fit with a larger working set
+    gives it back itself); this gives it back to the system.
+
+    Returns
+    -------
+    nbytes : int
+        The bytes freed.
+
+    Examples
+    --------
+    >>> free_kept_memory() >= 0
+    True
+    """
+    nbytes = _KEPT.nbytes
+    _KEPT.clear()
+    return nbytes
+
+
+class _Workspace:
+    """The memory of a level of :func:`_working_set` for its arrays of up to ``c^2``
+    values, ``c`` its capacity in points, taken at once (from :data:`_KEPT` if it holds
+    a block large enough): ``Q_WW`` and a larger one when the working set grows
+    (``c^2`` each), two factors (``c^2`` each: the one kept and the one formed from it)
+    and the temporaries of one step (``2 c^2``, handed out anew at every step).  The
+    same memory serves every step while it is in the processor's cache, and a fit's
+    last workspace goes back to :data:`_KEPT` for the next fit (:meth:`close`).  Every
+    array is contiguous: ``np.take`` copies a strided array whole first.  With
+    ``solve=False`` (a level that only predicts), it holds one ``Q_WW`` and nothing else.
+    """
+
+    def __init__(self, capacity, solve=True):
+        self.capacity = capacity
+        self._solve = solve
+        self._memory = _KEPT.take((_WORKSPACE_SLOTS if solve else 1) * capacity**2)
+        self._slots = [0, 0]  # the Q slot and the factor slot given last
+        self.release()
+
+    def _slot(self, kind, shape, order="C"):
+        """The other of the two slots of ``kind`` (0 for Q, 1 for factors) than the one
+        given last, which the new array is formed from."""
+        self._slots[kind] = 1 - self._slots[kind]
+        start = (2 * kind + self._slots[kind]) * self.capacity**2
+        return self._memory[start : start + shape[0] * shape[1]].reshape(shape, order=order)
+
+    def Q(self, n):
+        """An empty C-ordered ``n x n`` array for ``Q_WW`` (``n <= capacity``)."""
+        if not self._solve:  # one Q only
+            return self._memory[: n * n].reshape(n, n)
+        return self._slot(0, (n, n))
+
+    def factor(self, n, order="C"):
+        """An empty ``n x n`` array for a new factor."""
+        return self._slot(1, (n, n), order)
+
+    def empty(self, shape):
+        """An empty C-ordered array valid until :meth:`release` (a new one if the
+        temporaries' part is full)."""
+        size = shape[0] * shape[1]
+        if self._top + size > self._memory.size:
+            return np.empty(shape)
+        self._top += size
+        return self._memory[self._top - size : self._top].reshape(shape)
+
+    def release(self):
+        """Every array of :meth:`empty` may be given again."""
+        self._top = 4 * self.capacity**2
+
+    def close(self):
+        """The level is done with every array of this workspace: its memory goes back
+        to :data:`_KEPT`."""
+        _KEPT.give(self._memory)
+        self._memory = None
+
+
+def _dual_block(columns, nu, W, P_old=None, counter=None, out=None):
+    """``P_WW = I/nu + K_WW`` for the points ``W``, in ``out`` if given; if ``P_old`` is
+    given, it is the block of the first ``len(P_old)`` points of ``W`` and only the rest
+    is computed (``out`` must not overlap it).
+
+    The dual's block is ``Q_WW = D_W P_WW D_W``; the labels are left to the vectors:
+    ``Q_FF^{-1} e_F = D_F P_FF^{-1} d_F`` and ``Qu = D P D u``, while scaling the rows
+    and columns of ``K_WW`` by the labels would take two passes over it (the signs
+    change no rounding: a factor of ``P_FF`` is one of ``Q_FF`` with signs changed)."""
+    n_old = 0 if P_old is None else len(P_old)
+    new = W[n_old:]
+    P = np.empty((W.size, W.size)) if out is None else out
+    block = columns.block(new, W, out=P[n_old:])  # rows of K_WW for the new points
+    counter[0] += block.size
+    block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
+    if n_old:
+        P[:n_old, :n_old] = P_old
+        P[:n_old, n_old:] = block[:, :n_old].T
+    return P
+
+
+def _level_memory(columns, nu, W, counter, solver=None, solve=True):
+    """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
+    ``_WORKSPACE_SIZE`` points, and then :data:`_KEPT` is emptied; with room for ``W``
+    alone if not ``solve``).  For a ``solver`` whose working set grew to ``W``, its ``Q``
+    is copied and the rows of the points that joined added, in its workspace while that
+    has room."""
+    P_old = None if solver is None else solver.Q
+    workspace = None if solver is None else solver.workspace
+    if W.size > _WORKSPACE_SIZE:
+        # A large level: the memory kept for small ones would only add to the peak.
+        _KEPT.clear()
+        workspace = None
+    elif not solve:
+        workspace = _Workspace(W.size, solve=False)
+    elif workspace is None or workspace.capacity < W.size:
+        workspace = _Workspace(_capacity(W.size))
+    out = None if workspace is None else workspace.Q(W.size)
+    return _dual_block(columns, nu, W, P_old, counter, out=out), workspace
+
+
+def _largest_eigenvalue_bound(Q):
+    """An upper bound of the largest eigenvalue of a symmetric ``Q``: its largest absolute
+    row sum (Gershgorin's circles), a block of rows at a time (no copy of ``Q``)."""
+    rows = max(1, 2**15 // len(Q))
+    return max(float(np.abs(Q[i : i + rows]).sum(axis=1).max()) for i in range(0, len(Q), rows))
+
+
+def _accelerated_projected_gradient(Q, mu, L, steps, d=None):
+    """``steps`` steps of V-FISTA (Beck 2017, section 10.7.7) on ``min_{u>=0} u'Qu/2 - e'u``
+    from ``u = 0``, for a ``Q`` whose eigenvalues lie in ``[mu, L]``, ``mu > 0``; with
+    signs ``d``, for ``D Q D`` (``Q`` given without them, as :func:`_dual_block` gives it).
+
+    Each step is one projected gradient step, of length ``1 / L``, from the point
+    ``y`` extrapolated with the constant momentum ``(1 - q) / (1 + q)``, ``q = sqrt(mu/L)``:
+    ``u+ = max(0, y - (Qy - e) / L)``.  By Beck's Theorem 10.42 the objective's excess
+    falls at least by the factor ``1 - q`` per step,
+
+        f(u_k) - f* <= (1 - q)^k (f(0) - f* + mu ||u*||^2 / 2),
+
+    and since ``f`` is ``mu``-strongly convex, ``||u_k - u*||^2 <= 2 (f(u_k) - f*) / mu``.
+    (At the solution ``g*'u* = 0``, so ``f(0) - f* = e'u* / 2``.)  One product ``Qy`` a step.
+    """
+    q = np.sqrt(mu / L)
+    momentum = (1.0 - q) / (1.0 + q)
+    u = previous = np.zeros(len(Q))
+    for _ in range(steps):
+        y = u + momentum * (u - previous)
+        previous = u
+        Qy = Q @ y if d is None else d * (Q @ (d * y))
+        u = np.maximum(y - (Qy - 1.0) / L, 0.0)
+    return u
+
+
+#: A warm start's lowest level is solved approximately: at most this many gradient steps.
+_PREDICTION_STEPS = 60
+
+
+def _predict(P, d, nu):
+    """An approximate solution of the dual restricted to a warm start's lowest level, of
+    labels ``d`` and ``P = I/nu + K_WW``: only a prediction, which the level above
+    corrects exactly.
+
+    ``Q_WW = D P D`` has its eigenvalues in ``[1/nu, L]`` (``K`` is positive
+    semi-definite), ``L`` bounded by :func:`_largest_eigenvalue_bound` (of ``P`` or
+    ``Q_WW``: the signs change no absolute value).  The objective's excess over its minimum
+    falls by about ``exp(-q)`` a step in :func:`_accelerated_projected_gradient`, so
+    ``ln(100) / q`` steps divide it by about a hundred (the distance to the solution by
+    about ten), which puts nearly every point on the side of the margin the exact solution
+    puts it (a thousand took half as many steps again and gave the level above no fewer
+    flops); at most ``_PREDICTION_STEPS``, since at large ``nu`` (small ``q``) even a rough
+    prediction is worth more than its steps.
+    """
+    mu, L = 1.0 / nu, _largest_eigenvalue_bound(P)
+    steps = min(_PREDICTION_STEPS, int(np.ceil(np.log(100.0) / np.sqrt(mu / L))))
+    return _accelerated_projected_gradient(P, mu, L, steps, d)
+
+
+#: In a working set predicted by a warm start, the points whose predicted slack
+#: ``1 - d_i f(x_i)`` exceeds this start free; the others of the set enter if needed.
+_FIRST_FREE_SLACK = 0.2
+
+
+def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact=True):
+    """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
+
+    Returns ``(u, steps, converged, Ku)`` with ``u`` on ``points``; ``steps`` counts
+    the active-set steps of this level only; ``Ku`` is the last :func:`_gradient`'s
+    ``K[:, S] (d u)_S`` on all the points of ``columns`` (None if not converged), which
+    the level above, whose start is this ``u``, needs as it is.  ``exact=False`` (the
+    levels below the top of a warm start, whose ``u`` only predicts) lets the lowest
+    level, of at most ``_WARM_START_SIZE`` points, return :func:`_predict`'s
+    approximation (no steps, not converged) instead of the exact solution.
+    """
+    m = points.size
+    if warm_start and m > _WARM_START_SIZE:
+        # A random half first (recursively): its support vectors and the points
+        # its solution classifies inside the margin make the first working set.  The
+        # half is solved with nu * m / |half|: (11) is the dual of (7), min nu/2 sum_i
+        # xi_i^2 + ||(w, gamma)||^2 / 2, and with each point of the half standing for
+        # two, the half's weighted sum estimates the whole sum, so that the half's f(x)
+        # estimates the whole problem's.  With nu itself the half would be regularised
+        # more and put more points inside the margin than the whole problem has.
+        half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
+        nu_half = nu * m / half.size
+        with warnings.catch_warnings():  # a start, however rough, cannot change the answer
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            u_half, _, _, Ku = _working_set(columns, dd, nu_half, points[half], itmax, tol,
+                                            True, counter, exact=False)
+        u = np.zeros(m)
+        u[half] = u_half
+        support = u > 0
+        g, Ku = _gradient(columns, dd, nu, points, u, support, counter, Ku)
+        work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
+        # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu_half on
+        # its support (u_i = nu xi_i at a solution, (9)), -g_i elsewhere.  Deepest inside
+        # the margin first: the points that leave the free set are then mostly near the
+        # end, where the block solver refactors (the leading columns of its factor
+        # stay).  Only the points with a clear slack start free; the others enter at the
+        # end if they must.
+        slack = np.where(support, u / nu_half, -g)[work]
+        order = np.argsort(-slack, kind="stable")
+        work, slack = work[order], slack[order]
+        free = slack > _FIRST_FREE_SLACK
+    elif not exact:
+        P, workspace = _level_memory(columns, nu, points, counter, solve=False)
+        u = _predict(P, dd[points], nu)
+        if workspace is not None:
+            workspace.close()
+        return u, 0, False, None
+    else:
+        work, free = np.arange(m), None
+    # The working set only grows (new points at the end), so that Q_WW and the
+    # factor of the block solver carry over from one working set to the next.
+    d = dd[points[work]]
+    solver = BlockSolver(*_level_memory(columns, nu, points[work], counter), b=d)
+
+    def solve_free(free):  # Q_FF^{-1} e_F = D_F P_FF^{-1} d_F
+        return d[free] * solver(free)
+
+    def Q_times_off(u, free):  # Qu = D P D u
+        return d * solver.Q_times_off(d * u, free)
+
+    steps, converged, Ku = 0, False, None
+    while steps < itmax:
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always", ConvergenceWarning)
+            inner = active_set(solve_free, Q_times_off, work.size, itmax - steps, tol,
+                               free=free)
+        steps += inner.n_iter
+        u = np.zeros(m)
+        u[work] = inner.u
+        if not inner.converged:
+            break
+        support = u > 0
+        g, Ku = _gradient(columns, dd, nu, points, u, support, counter)
+        outside = np.ones(m, dtype=bool)
+        outside[work] = False
+        violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
+        if violators.size == 0:
+            converged = True
+            break
+        # The problem restricted to work was solved exactly and each violator lowers
+        # the objective: the next restricted problem ends lower, so the loop ends.
+        work = np.concatenate([work, violators])
+        d = dd[points[work]]
+        solver.grow(*_level_memory(columns, nu, points[work], counter, solver), b=d)
+        free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
+    if solver.workspace is not None:
+        solver.workspace.close()
+    return u, steps, converged, (Ku if converged else None)
+
+
+def _gradient(columns, dd, nu, points, u, support, counter, Ku=None):
+    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``,
+    and ``Ku = K[:, S] (d u)_S`` on all the points of ``columns`` (``S = points[support]``).
+
+    From the rows of the support vectors: those in the cache are read in place and
+    the others computed (and cached), so a cache smaller than the support vectors'
+    rows costs only the rows that are missing at each call.  A ``Ku`` given (the
+    lower level's, for the same ``u``) is used as it is."""
+    if Ku is None:
+        S = points[support]
+        Ku = columns.dot(S, dd[S] * u[support])
+    return u / nu + dd[points] * Ku[points] - 1.0, Ku
+
+
+def _plus_minus_one(d):
+    """``encode_binary_labels(d)[0]``; a float array of -1 and +1 holding both (what
+    that function returns, as ``LagrangianSVC.fit`` passes) is taken as it is,
+    without scikit-learn's checks of the target type (a third of a millisecond)."""
+    if isinstance(d, np.ndarray) and d.dtype == np.float64 and d.ndim == 1:
+        positive = d == 1.0
+        if np.all(positive | (d == -1.0)) and 0 < positive.sum() < d.size:
+            return d
+    return encode_binary_labels(d)[0]
+
+
+def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
+    """LSVM with a kernel by working sets of the active-set method, with no ``m x m`` matrix.
+
+    Solves the dual (11) of :func:`lsvm_kernel` and :func:`lsvm_kernel_newton`
+    from rows of the kernel matrix computed on demand
+    (:class:`ksvm.columns.KernelColumns`, with its cache budget).  A working
+    set ``W`` of points that may be support vectors is chosen; the problem
+    restricted to ``W`` (only ``K_WW`` is needed) is solved exactly by
+    :func:`active_set`; then ``g = Qu - e`` is computed for every point from
+    the rows of the support vectors alone (``K[:, S] u_S``).  If some point
+    outside ``W`` has ``g_i < 0``, the support vectors and those points make the
+    next ``W``.  Each restricted problem ends lower than the last (a point with
+    ``g_i < 0`` is a descent direction), so no working set comes back and the
+    method ends, at the same unique solution as :func:`lsvm_kernel_newton`.
+
+    Parameters
+    ----------
+    columns : KernelColumns
+        The rows of ``K(G, G')``, ``G = [A -e]``, on demand.
+    d : array-like of shape (m,)
+        The labels; any two classes.
+    nu : float > 0 or None, default=None
+        None means ``1 / m``.
+    itmax : int, default=100
+        Active-set steps allowed on the whole problem (the restricted problems'
+        steps added up).
+    tol : float > 0, default=1e-8
+        As in :func:`lsvm_kernel_newton`.
+    warm_start : bool, default=True
+        For more than 500 points, the first working set is predicted by the
+        solution on a random half of them with ``nu`` doubled (solved the same
+        way, recursively, except that the last half, of at most 500 points, is
+        solved only approximately, by accelerated projected gradient steps),
+        whose decision function estimates the whole problem's: its support
+        vectors and the points it puts inside the margin.  Only their rows are
+        ever computed, about the support vectors' number.
+
+    Returns
+    -------
+    result : LSVMResult
+        As :func:`lsvm_kernel`; ``n_iter`` counts the steps on the whole problem.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` does not have one label per row of ``columns``, or not two
+        classes; if ``nu <= 0``; or if a block ``Q_WW`` is not positive definite.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``itmax`` steps do not reach the solution.
+
+    Notes
+    -----
+    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``; a working set of at
+    most 1000 points takes ``Q_WW``, its factors and a step's temporaries from one
+    workspace of ``6 (1.125 |W|)^2`` values, kept for the next fit
+    (:func:`free_kept_memory`).  Time: the rows of
+    the support vectors, ``m`` kernel values each (again whenever they have
+    left a cache too small to hold them all), ``K_WW``, and the Cholesky
+    factorisations of the free sets, ``|F|^3 / 3``.  A working set only grows
+    within a level, and between active-set steps that change few indices the
+    factor is updated (a system of the size of the change) rather than
+    recomputed, so most steps cost ``O(|F|^2)`` per changed index.
+
+    Examples
+    --------
+    >>> from ksvm.columns import KernelColumns
+    >>> from ksvm.lsvm import augment
+    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> columns = KernelColumns(lambda X, Y: X @ Y.T, augment(A))
+    >>> r = lsvm_kernel_columns(columns, [-1, -1, 1, 1], nu=100.0)
+    >>> np.round(r.u, 4) + 0.0, r.n_iter
+    (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
+    """
+    dd = _plus_minus_one(d)
+    m = columns.m
+    if dd.shape[0] != m:
+        raise ValueError(f"columns has {m} rows but d has {dd.shape[0]} labels.")
+    nu, _ = _check_nu_alpha(nu, None, m)
+    itmax, tol = _check_itmax_tol(itmax, tol)
+    rows_before = columns.n_rows_computed
+    counter = [0]  # kernel values computed outside the cache of rows
+    u, steps, converged, _ = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start,
+                                          counter)
+    if not converged:
+        warnings.warn(
+            f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
+            f"points still on the wrong side (tol={tol:g}); raise itmax (max_iter of "
+            "LagrangianSVC) or tol, or use solver='fixed-point'.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    values = counter[0] + (columns.n_rows_computed - rows_before) * m
+    return LSVMResult(n_iter=steps, opt=0.0, u=u, converged=converged, kernel_values=values)
