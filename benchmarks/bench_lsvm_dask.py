@@ -1,6 +1,6 @@
 """The linear LSVM on Dask (ksvm.lsvm_dask): out of core at 1e8 points, Nystroem at 1e7.
 
-Part ``out-of-core``: ``make_chunked('linear_large', m, n_features=10)`` (the
+Part ``out-of-core``: ``ksvm.lsvm.dask_data.make_chunked('linear_large', m, n_features=10)`` (the
 distribution of ``make_linear_large``, chunk k drawn from the seed sequence
 (seed, k)) written once to a Zarr group under ``--data`` (8 GB at m = 1e8; the
 write is skipped when a finished group with the same seed, size and chunking is
@@ -111,7 +111,7 @@ def held_out_chunk(kind, m, chunk, seed, **options):
 
 
 def ensure_zarr(client, m, n, chunk, seed, data_dir):
-    from ksvm.datasets import make_chunked, read_zarr, write_zarr
+    from ksvm.lsvm.dask_data import make_chunked, read_zarr, write_zarr
 
     path = Path(data_dir) / f"linear_large_m{m}_n{n}_seed{seed}.zarr"
     expect = {"kind": "linear_large", "n_samples": m, "n_features": n, "chunk_size": chunk,
@@ -182,7 +182,7 @@ def solve_in_memory(solver, m, n, chunk, nu, itmax, seed):
 
 
 def out_of_core(args):
-    from ksvm.datasets import read_zarr
+    from ksvm.lsvm.dask_data import read_zarr
 
     n, chunk, seed = 10, args.chunk, args.seed
     client, cluster = start_client(args)
@@ -312,7 +312,7 @@ def exact_and_subsample(X, y, X_test, y_test, nu_times_m, gamma, components, see
 def nystroem(args):
     import dask
 
-    from ksvm.datasets import make_chunked
+    from ksvm.lsvm.dask_data import make_chunked
     from ksvm.lsvm_dask import nystroem_features
 
     m, chunk, seed = args.m, args.chunk, args.seed

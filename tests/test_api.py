@@ -10,6 +10,7 @@ What it gives is ``ksvm.__all__``: every library module and every estimator, eac
 public name of its module, and every module's ``__all__`` names what the module has.
 """
 
+import functools
 import importlib
 import inspect
 import json
@@ -26,14 +27,35 @@ from ksvm.base import BaseKernelClassifier
 OPTIONAL = ("matplotlib", "ipywidgets", "IPython", "PIL", "dask", "distributed", "zarr")
 
 
+@functools.cache
+def fresh_run(statement):
+    """``statement`` run in a new interpreter: the modules it loaded, and the public names
+    and ``__all__`` of ksvm there (None if it did not import ksvm).  Each statement runs
+    once per test session: an interpreter that imports scikit-learn takes a second."""
+    code = (
+        f"{statement}\nimport json, sys\nksvm = sys.modules.get('ksvm')\n"
+        "names = ksvm and [sorted(n for n in vars(ksvm) if not n.startswith('_')), ksvm.__all__]\n"
+        "print(json.dumps([sorted(sys.modules), names]))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(result.stdout.splitlines()[-1])
+
+
 def fresh_import(statement):
     """The top-level packages and the ksvm modules loaded by ``statement`` in a new interpreter."""
-    code = f"{statement}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    return set(json.loads(result.stdout.splitlines()[-1]))
+    return set(fresh_run(statement)[0])
 
 
-@pytest.mark.parametrize("statement", ["import ksvm", "import ksvm.book", "import ksvm.datasets"])
+#: Every function of ksvm.datasets is numpy: a chunk of the large sets is drawn without
+#: Dask; the Dask arrays made of such chunks, and Zarr, are ksvm.lsvm.dask_data.
+DRAW_CHUNKS = (
+    "import ksvm.datasets as d\n"
+    "d.linear_large_chunk(1, 10, 25, 3, seed=0), d.checkerboard_chunk(0, 10, 25, seed=0)"
+)
+
+
+@pytest.mark.parametrize("statement", ["import ksvm", "import ksvm.book", DRAW_CHUNKS],
+                         ids=["ksvm", "ksvm.book", "ksvm.datasets"])
 def test_the_library_loads_no_plotting_widgets_or_dask(statement):
     loaded = fresh_import(statement)
     assert sorted(name for name in loaded if name.split(".")[0] in OPTIONAL) == []
@@ -41,6 +63,17 @@ def test_the_library_loads_no_plotting_widgets_or_dask(statement):
 
 def test_import_ksvm_loads_no_book_support():
     assert sorted(name for name in fresh_import("import ksvm") if name.startswith("ksvm.book")) == []
+
+
+def test_the_chunked_data_as_dask_arrays_and_in_zarr_live_with_the_dask_solvers():
+    pytest.importorskip("dask")
+    pytest.importorskip("zarr")
+    from ksvm import datasets
+    from ksvm.lsvm import dask_data
+
+    moved = ["make_chunked", "write_zarr", "read_zarr"]
+    assert dask_data.__all__ == moved
+    assert [name for name in moved if hasattr(datasets, name) or name in datasets.__all__] == []
 
 
 # The submodules that ``import ksvm`` leaves to be imported on their own (ksvm's docstring).
@@ -54,9 +87,7 @@ def public_modules():
 
 
 def test_the_top_level_namespace_is_its_all():
-    code = "import json, ksvm\nprint(json.dumps([sorted(n for n in vars(ksvm) if not n.startswith('_')), ksvm.__all__]))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    exposed, listed = json.loads(result.stdout)
+    exposed, listed = fresh_run("import ksvm")[1]
     assert len(listed) == len(set(listed))
     assert sorted(listed) == exposed
 

@@ -22,14 +22,12 @@ from ksvm.datasets import (  # noqa: E402
     linear_hyperplane,
     linear_large_chunk,
     make_checkerboard,
-    make_chunked,
     make_linear_large,
-    read_zarr,
-    write_zarr,
 )
 from ksvm.features import NystroemFeatures  # noqa: E402
 from ksvm.kernels import rbf_kernel  # noqa: E402
 from ksvm.lsvm import lsvm_linear, lsvm_linear_newton  # noqa: E402
+from ksvm.lsvm.dask_data import make_chunked, read_zarr, write_zarr  # noqa: E402
 from ksvm import lsvm_dask  # noqa: E402
 from ksvm.lsvm_dask import check_row_chunked, gram_sums, nystroem_features  # noqa: E402
 

@@ -80,6 +80,9 @@ dask
     met, and under its public name as :mod:`ksvm.lsvm_dask`.
 dask_blocks
     A Dask array read block by block: its checks, a map with sums reduced on the cluster.
+dask_data
+    The data sets as Dask arrays chunked by rows (each chunk drawn on its own, on a
+    worker) and their storage in Zarr; imported on its own, like dask.
 """
 
 from ..linalg import smw_factor, smw_solve
