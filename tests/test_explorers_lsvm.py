@@ -71,6 +71,7 @@ def test_the_step_bound_holds_and_is_pessimistic(explorer):
     assert explorer.rate < rho
 
 
+@pytest.mark.slow
 def test_the_step_button_and_the_numbers(explorer):
     box = explorer.widget()
     assert box.sliders["i"].value == 0

@@ -75,6 +75,7 @@ def to_dask(X, y, rows):
 # --- the solvers give the in-memory answer -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", CHUNKINGS)
 @pytest.mark.parametrize("nu", [1e-3, 1.0])
 def test_code2_iterates_equal_in_memory(data, rows, nu, client):
@@ -100,6 +101,7 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_code2_converges_to_the_in_memory_answer(data, client):
     X, y = data
     nu = 10.0 / len(y)
@@ -123,6 +125,7 @@ def test_code2_alpha_and_itmax_as_in_memory(data, client):
     assert_allclose(got.w, expected.w, atol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", CHUNKINGS)
 @pytest.mark.parametrize("nu", [1e-3, 100.0])
 def test_newton_equals_in_memory(data, rows, nu, client):
@@ -143,6 +146,7 @@ def test_newton_equals_in_memory(data, rows, nu, client):
     assert_allclose(u, expected.u, rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_newton_with_murty_steps_equals_in_memory(client):
     # Features whose Gram matrix is a Gaussian kernel on the checkerboard, where the
     # block steps stop improving: Murty's single pivots (a pass more each) are used.
@@ -178,6 +182,7 @@ def test_the_small_system_is_summed_over_blocks(client):
 # --- the estimator --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["newton", "fixed-point"])
 def test_estimator_equals_in_memory(data, solver, client):
     X, y = data
@@ -264,6 +269,7 @@ def test_check_row_chunked_cuts_in_memory_labels():
 # --- Nystroem features per block ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_nystroem_per_block_equals_in_memory(client):
     X, y = make_chunked("checkerboard", 3000, chunk_size=700, seed=2)
     Phi, nys = nystroem_features(X, 60, gamma=20.0, random_state=1)
@@ -315,6 +321,7 @@ def test_checkerboard_chunks():
         make_chunked("spiral", 10)
 
 
+@pytest.mark.slow
 def test_zarr_round_trip(tmp_path, client):
     X, y = make_chunked("linear_large", 2500, chunk_size=1000, seed=1, n_features=3)
     path = write_zarr(
