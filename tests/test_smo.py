@@ -14,7 +14,8 @@ from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
 from ksvm.primal import is_linearly_separable, primal_hinge, primal_objective, primal_qp
 from ksvm.columns import KernelColumns, RBFBlock
-from ksvm.smo import _ActiveSet, _ActiveSetBLAS, dual_objective, smo, smo_rows
+from ksvm._smo_loop import _ActiveSet, _ActiveSetBLAS
+from ksvm.smo import dual_objective, smo, smo_rows
 
 from .conftest import frozen
 
