@@ -447,20 +447,42 @@ def run_smo(
     pos_all, alpha_all, F_all = y > 0, np.zeros(n), y.copy()  # F = y at alpha = 0
     diag_all = rows.diagonal
     watch = _Watch(callback, history) if callback is not None or history else None
-    loop = dict(tol=tol, max_iter=max_iter, second_order=second_order,
-                shrink_every=min(n, 1000) if shrinking else None, watch=watch)
-    n_iter, unshrunk_near_optimum = 0, False
+    n_iter, gap = 0, np.inf
+    shrink_every = min(n, 1000)
+    unshrunk_near_optimum = False
     active = np.arange(n)
     while True:
         # --- the (sub)problem on the active set: copies of its alpha and F ---
         shrunk = active.size < n
         act = rows.active_set(alpha_all[active], F_all[active], pos_all[active], diag_all[active], C)
-        gap, n_iter, drop = _race(act, active, *rows.start(active, act), n_iter,
-                                  shrink_at=active.size * rows.shrink_share, **loop)
+        row, pair_rows = rows.start(active, act)
+        violating_pair, out_of_race = act.violating_pair, act.out_of_race
+        second_order_j, pair_step = act.second_order_j, act.pair_step
+        shrink_at = active.size * rows.shrink_share
+        countdown = shrink_every
+        while True:
+            i, j, gap = violating_pair()
+            if gap <= tol or n_iter >= max_iter:
+                break
+            countdown -= 1
+            if shrinking and countdown <= 0:
+                countdown = shrink_every
+                drop = out_of_race(i, j)
+                if drop.sum() > shrink_at:  # worth going on without them
+                    break
+            Ki = row(i)  # from the Gram matrix or from a cache of rows
+            if second_order:
+                j = second_order_j(i, Ki)
+            Ki, Kj = pair_rows(Ki, j)
+            gain = pair_step(i, j, Ki, Kj)
+            n_iter += 1
+            if watch is not None:
+                watch(act, active, i, j, gain, gap, n_iter)
+
         alpha_all[active] = act.alpha
         F_all[active] = act.F
         if gap > tol and n_iter < max_iter and (unshrunk_near_optimum or gap > 10 * tol):
-            rows.set_aside(active[drop], alpha_all * y)  # left the race to shrink
+            rows.set_aside(active[drop], alpha_all * y)  # left the inner loop to shrink
             active = active[~drop]
             continue
         if not shrunk and (gap <= tol or n_iter >= max_iter):
@@ -474,33 +496,3 @@ def run_smo(
         if n_iter >= max_iter:
             break
     return SMORun(alpha_all, F_all, n_iter, watch.history if watch is not None else None)
-
-
-def _race(act, active, row, pair_rows, n_iter, *, tol, max_iter, second_order,
-          shrink_every, shrink_at, watch):
-    """Pair steps on the active set until the gap is at most ``tol``, ``max_iter``
-    steps in all, or (every ``shrink_every`` steps, None for never) more than
-    ``shrink_at`` variables are out of the race.  Returns the last gap, the step
-    count and the variables out of the race (None unless that ended it)."""
-    violating_pair, out_of_race = act.violating_pair, act.out_of_race
-    second_order_j, pair_step = act.second_order_j, act.pair_step
-    countdown = shrink_every
-    while True:
-        i, j, gap = violating_pair()
-        if gap <= tol or n_iter >= max_iter:
-            return gap, n_iter, None
-        if shrink_every is not None:
-            countdown -= 1
-            if countdown <= 0:
-                countdown = shrink_every
-                drop = out_of_race(i, j)
-                if drop.sum() > shrink_at:
-                    return gap, n_iter, drop
-        Ki = row(i)
-        if second_order:
-            j = second_order_j(i, Ki)
-        Ki, Kj = pair_rows(Ki, j)
-        gain = pair_step(i, j, Ki, Kj)
-        n_iter += 1
-        if watch is not None:
-            watch(act, active, i, j, gain, gap, n_iter)

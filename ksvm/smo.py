@@ -40,8 +40,9 @@ and once it has shrunk it works on their active entries only; it is what
 :class:`SoftMarginSVC` uses when the Gram matrix would not fit in its
 ``cache_size``.  The two differ only in where the rows of ``K`` come from:
 the loop (the choice of the pair, its step, the setting aside of variables
-and their return) is written once, in :mod:`ksvm._smo_loop`, over a provider
-of rows, and both run it.
+and their return) is written once, :func:`run_smo`, over a provider of rows
+(:class:`GramRows`, :class:`CachedRows`), and both run it; its callback
+shows every pair step (:class:`SMOStep`).
 
 References
 ----------
@@ -65,13 +66,25 @@ from ._validation import (
     one_of,
     optional,
 )
-from ._smo_loop import CachedRows, GramRows, _penalties, run_smo
+from ._smo_loop import CachedRows, GramRows, SMOStep, _penalties, run_smo
 from .base import BaseKernelClassifier
 from .columns import KernelColumns, RBFBlock
 from .kernels import resolve_gamma
 from .mercer import require_psd
 
-__all__ = ["SMOResult", "smo", "smo_rows", "dual_objective", "kkt_bias", "SoftMarginSVC"]
+__all__ = [
+    "SMOResult",
+    "smo",
+    "smo_rows",
+    "dual_objective",
+    "kkt_bias",
+    "SoftMarginSVC",
+    # the loop both run, for a caller that watches its steps (ksvm._smo_loop)
+    "run_smo",
+    "SMOStep",
+    "GramRows",
+    "CachedRows",
+]
 
 
 @dataclass
