@@ -410,8 +410,8 @@ def run_smo(
     ----------
     rows : GramRows or CachedRows
         The row provider (anything with their attributes and methods).
-    y : ndarray of shape (n,)
-        Labels in {-1.0, +1.0}.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
     C : float > 0 or numpy.inf
     tol : float > 0
         Stop when the KKT violation of every variable is at most ``tol``.
@@ -443,6 +443,7 @@ def run_smo(
     >>> run.alpha.tolist(), run.n_iter, [(s.i, s.j, s.t) for s in steps]
     ([0.4, 0.4], 1, [(0, 1, 0.4)])
     """
+    y = np.asarray(y, dtype=np.float64)
     n = y.shape[0]
     pos_all, alpha_all, F_all = y > 0, np.zeros(n), y.copy()  # F = y at alpha = 0
     diag_all = rows.diagonal
