@@ -1,7 +1,10 @@
 """The kernel LSVM from rows on demand (lsvm_kernel_columns) against the Gram-matrix solvers."""
 
 import copy
+import importlib
 import pickle
+import pkgutil
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -433,3 +436,22 @@ def test_a_fit_with_a_large_working_set_keeps_no_memory(monkeypatch):
     taken = _taking(monkeypatch, kept)
     lsvm_kernel_columns(KernelColumns(k, G), y, 1.0, kept=kept)
     assert taken and kept.nbytes == 0
+
+
+def test_no_module_of_the_lsvm_holds_state_of_its_own():
+    # Constants, functions, classes and modules only (and scipy's BLAS routines): no
+    # object that a fit could change, such as a memory pool shared by every caller.
+    import ksvm.lsvm
+
+    immutable = (int, float, str, bool, tuple, frozenset, type(None), type,
+                 types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+    found = []
+    for info in pkgutil.iter_modules(ksvm.lsvm.__path__):
+        module = importlib.import_module(f"ksvm.lsvm.{info.name}")
+        for name, value in vars(module).items():
+            if name.startswith("__") or isinstance(value, immutable):
+                continue
+            if type(value).__name__ == "fortran":  # scipy.linalg.blas
+                continue
+            found.append(f"{info.name}.{name}")
+    assert found == []
