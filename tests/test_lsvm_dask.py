@@ -84,15 +84,15 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
     X, y = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        expected = lsvm_linear(X, y, nu, itmax=40, tol=1e-12, return_history=True)
+        expected = lsvm_linear(X, y, nu, max_iter=40, tol=1e-12, return_history=True)
         A, d = to_dask(X, y, rows)
-        got = lsvm_linear(A, d, nu, itmax=40, tol=1e-12, return_history=True)
+        got = lsvm_linear(A, d, nu, max_iter=40, tol=1e-12, return_history=True)
     assert isinstance(got.u, da.Array) and got.u.chunks == A.chunks[:1]
     assert got.n_iter == expected.n_iter and got.converged == expected.converged
     assert got.passes == got.n_iter + 2
     seen = []
     with pytest.warns(ConvergenceWarning):
-        lsvm_dask.lsvm_linear(A, d, 1.0, itmax=3, tol=1e-12, callback=seen.append)
+        lsvm_dask.lsvm_linear(A, d, 1.0, max_iter=3, tol=1e-12, callback=seen.append)
     assert [s["pass"] for s in seen] == [1, 2, 3, 4, 5]
     assert [s["iteration"] for s in seen] == [0, 0, 1, 2, 3]
     assert_allclose(got.history, expected.history, rtol=1e-6, atol=1e-14)
@@ -105,22 +105,22 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
 def test_code2_converges_to_the_in_memory_answer(data, client):
     X, y = data
     nu = 10.0 / len(y)
-    expected = lsvm_linear(X, y, nu, itmax=1000, tol=1e-5)
-    got = lsvm_linear(*to_dask(X, y, 700), nu, itmax=1000, tol=1e-5)
+    expected = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-5)
+    got = lsvm_linear(*to_dask(X, y, 700), nu, max_iter=1000, tol=1e-5)
     assert got.converged and got.n_iter == expected.n_iter
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
-def test_code2_alpha_and_itmax_as_in_memory(data, client):
+def test_code2_alpha_and_max_iter_as_in_memory(data, client):
     X, y = data
     A, d = to_dask(X, y, 700)
-    with pytest.warns(ConvergenceWarning, match="itmax=5"):
-        got = lsvm_linear(A, d, 1.0, itmax=5, alpha=1.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+        got = lsvm_linear(A, d, 1.0, max_iter=5, alpha=1.0)
     assert not got.converged and got.n_iter == 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = lsvm_linear(X, y, 1.0, itmax=5, alpha=1.0)
+        expected = lsvm_linear(X, y, 1.0, max_iter=5, alpha=1.0)
     assert got.opt == pytest.approx(expected.opt, rel=1e-9)
     assert_allclose(got.w, expected.w, atol=1e-10)
 
@@ -153,8 +153,8 @@ def test_newton_with_murty_steps_equals_in_memory(client):
     X, y = make_checkerboard(100, seed=0)
     s, V = np.linalg.eigh(rbf_kernel(X, gamma=10.0))
     A = V * np.sqrt(np.maximum(s, 0.0))
-    expected = lsvm_linear_newton(A, y, 1000.0, itmax=500)
-    got = lsvm_linear_newton(*to_dask(A, y, 40), 1000.0, itmax=500)
+    expected = lsvm_linear_newton(A, y, 1000.0, max_iter=500)
+    got = lsvm_linear_newton(*to_dask(A, y, 40), 1000.0, max_iter=500)
     assert got.converged and got.n_iter == expected.n_iter
     assert got.passes > 1 + 2 * got.n_iter  # a Murty step was taken
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)

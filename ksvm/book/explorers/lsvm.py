@@ -24,7 +24,7 @@ __all__ = ["lsvm_iterates", "make_lsvm_explorer"]
 def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     """The iterates ``u^0, ..., u^n_iter`` of :func:`ksvm.lsvm.lsvm_linear`.
 
-    ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``itmax=i``), so
+    ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``max_iter=i``), so
     these are the package's iterates, not a re-implementation of them.
 
     Parameters
@@ -36,7 +36,7 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     alpha : float, optional
         The step; ``lsvm_linear``'s default ``1.9 / nu`` if None.
     tol : float, default=1e-300
-        Passed on; below the rounding floor, so that only ``itmax`` stops the loop.
+        Passed on; below the rounding floor, so that only ``max_iter`` stops the loop.
 
     Returns
     -------
@@ -44,13 +44,13 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     """
     U = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at itmax on purpose
+        warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at max_iter on purpose
         for i in range(n_iter + 1):
-            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, itmax=i, tol=tol).u)
+            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, max_iter=i, tol=tol).u)
     return np.array(U)
 
 
-def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60):
+def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
     The parameter ``i`` runs from 0 to the iteration at which
@@ -78,7 +78,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
         The step; the authors' ``1.9 / nu`` if None.
     tol : float > 0, default=4e-4
         Code 2's stopping tolerance: sets how many iterations there are to step through.
-    itmax : int, default=60
+    max_iter : int, default=60
         At most this many iterations (and frames, plus one).
 
     Returns
@@ -111,8 +111,8 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
     if A.ndim != 2 or A.shape[1] != 2:
         raise ValueError(f"the stepper draws points in the plane: A must have shape (m, 2), got {A.shape}.")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # itmax may cut the run short
-        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, itmax=itmax)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
+        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, max_iter=max_iter)
     n_last = final.n_iter
     # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
     U = lsvm_iterates(A, d, nu, n_last + 1, alpha=alpha)
