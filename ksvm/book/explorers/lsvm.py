@@ -50,6 +50,32 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     return np.array(U)
 
 
+def _rates(U, H, nu, alpha, n_last):
+    """What the stepper's second panel draws for the iterates ``U`` (rows) of (15).
+
+    Returns the steps ``||u^{i+1} - u^i||``, the objective of each iterate, the
+    theorem's bound ``rho^i ||Q(u^1 - u^0)|| / q_min``, the observed geometric rate
+    through the last step, and ``rho``, ``q_min`` and that rate ``r``.
+    """
+
+    def Q_times(V):  # rows: Q v = v / nu + H H'v, Q not formed
+        return V / nu + (V @ H) @ H.T
+
+    steps = np.linalg.norm(np.diff(U, axis=0), axis=1)  # ||u^{i+1} - u^i||, i = 0..N
+    objective = 0.5 * np.einsum("ij,ij->i", U, Q_times(U)) - U.sum(axis=1)
+    lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
+    q_max = 1.0 / nu + lam[-1]
+    q_min = 1.0 / nu + (lam[0] if H.shape[0] <= H.shape[1] else 0.0)
+    rho = max(abs(1.0 - alpha / q_min), abs(1.0 - alpha / q_max))
+    first = np.linalg.norm(Q_times(U[1] - U[0]))
+    idx = np.arange(n_last + 1)
+    bound = rho**idx * first / q_min
+    ratios = steps[1:] / steps[:-1]
+    r = float(np.exp(np.mean(np.log(ratios)))) if len(ratios) else 0.0
+    observed = steps[n_last] * r ** (idx - n_last) if r > 0 else np.full(len(idx), np.nan)
+    return steps, objective, bound, observed, rho, q_min, r
+
+
 def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
@@ -122,23 +148,10 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
     G = np.hstack([A, -np.ones((m, 1))])
     H = dd[:, None] * G  # H = D[A  -e], small here
 
-    def Q_times(V):  # rows: Q v = v / nu + H H'v, Q not formed
-        return V / nu + (V @ H) @ H.T
-
-    steps = np.linalg.norm(np.diff(U, axis=0), axis=1)  # ||u^{i+1} - u^i||, i = 0..N
-    objective = 0.5 * np.einsum("ij,ij->i", U, Q_times(U)) - U.sum(axis=1)
     planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', gamma)
     W, gammas = planes[:, :2], planes[:, 2]
-    lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
-    q_max = 1.0 / nu + lam[-1]
-    q_min = 1.0 / nu + (lam[0] if m <= H.shape[1] else 0.0)
-    rho = max(abs(1.0 - alpha_ / q_min), abs(1.0 - alpha_ / q_max))
-    first = np.linalg.norm(Q_times(U[1] - U[0]))
+    steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, alpha_, n_last)
     idx = np.arange(n_last + 1)
-    bound = rho**idx * first / q_min
-    ratios = steps[1:] / steps[:-1]
-    r = float(np.exp(np.mean(np.log(ratios)))) if len(ratios) else 0.0
-    observed = steps[n_last] * r ** (idx - n_last) if r > 0 else np.full(len(idx), np.nan)
     lo = min(steps.min(), tol) / 3.0
     hi = max(bound.max(), steps.max()) * 3.0
 
