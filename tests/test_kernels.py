@@ -434,6 +434,10 @@ def test_rbf_block_hand_checkable_and_bad_input():
         K.RBFBlock(0.0)
     with pytest.raises(ValueError, match="3 features per row but Y has 2"):
         K.RBFBlock(0.5, X)(np.ones((1, 3)), X)
+    k = K.RBFBlock(0.5, X)  # X kept: A is still checked, NaN and infinity refused
+    for bad, message in [([[np.nan, 0.0]], "NaN"), (np.array([[np.inf, 0.0]]), "infinity")]:
+        with pytest.raises(ValueError, match=message):
+            k(np.asarray(bad, dtype=float), X)
 
 
 @pytest.mark.parametrize("n_columns", [0, 1, 7, 1000, 2**21, 10**9])
