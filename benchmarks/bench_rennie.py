@@ -8,7 +8,7 @@ test point alike.  Both times include computing the Gram matrix.
 
 Part 2, RLR: ``KernelLogisticRegression`` with the polynomial kernel
 ``(x'z + 1)^p`` against ``LogisticRegression(C = 1/lambda)`` on the explicit
-features of that kernel (``ksvm.kernels.polynomial_feature_map``): the same
+features of that kernel (``ksvm.polynomial_map.polynomial_feature_map``): the same
 problem exactly, so the table prints the largest difference of the decision
 functions too.  The kernel side works with ``n x n`` matrices, the explicit
 side with ``n x D`` features, ``D = C(d + p, p)``.
@@ -28,7 +28,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ksvm import KernelLogisticRegression, RLSClassifier
 from ksvm.datasets import make_noisy_2d
-from ksvm.kernels import n_polynomial_features, polynomial_feature_map
+from ksvm.polynomial_map import n_polynomial_features, polynomial_feature_map
 
 
 def bench_rlsc(sizes, lam, gamma, repeat):

@@ -3,8 +3,13 @@
 Modules
 -------
 kernels
-    Standard kernels, the rules that build kernels, the explicit polynomial map, and
-    the registry of kernel names the estimators take.
+    Standard kernels, the one protocol every kernel follows (k(A, B, out), the fast
+    Gaussian block among them), the rule for block sizes, and the registry of kernel
+    names the estimators take.
+kernel_rules
+    The lecture's four rules that build new kernels from kernels.
+polynomial_map
+    The explicit feature map of the polynomial kernel, and its length.
 columns
     Rows of a Gram matrix computed on demand, in blocks, with a cache of bounded size
     (libsvm's cache_size): the solvers that never need the whole m x m matrix.
@@ -49,7 +54,7 @@ subpackage ``ksvm.book``, imported on its own: ``import ksvm`` does not load it,
 needs neither matplotlib nor ipywidgets.
 """
 
-from . import ascent, base, columns, datasets, features, kernels, linalg, lsvm, mercer, nearest_mean, primal, rlr, rlsc, smo
+from . import ascent, base, columns, datasets, features, kernel_rules, kernels, linalg, lsvm, mercer, nearest_mean, polynomial_map, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -66,11 +71,13 @@ __all__ = [
     "columns",
     "datasets",
     "features",
+    "kernel_rules",
     "kernels",
     "linalg",
     "lsvm",
     "mercer",
     "nearest_mean",
+    "polynomial_map",
     "primal",
     "rlr",
     "rlsc",

@@ -8,91 +8,21 @@ done by BLAS (for the distance kernels, through ``X_B X'``) rather than one
 value at a time; computed rows are kept, least recently used first out, in a
 store of at most ``cache_size`` megabytes, as libsvm's ``cache_size``.  Since
 ``K`` is symmetric, the row ``K[i, :]`` is also the column ``K[:, i]``.
+
+The cache only caches: it calls its kernel through the protocol of
+:class:`ksvm.kernels.Kernel`, ``kernel(A, B, out=...)``, which writes a block
+of rows straight into the store, and sizes its blocks by
+:func:`ksvm.kernels.block_rows`.  The kernel arithmetic (the fast Gaussian
+block among it) lives in :mod:`ksvm.kernels`.
 """
 
 import numpy as np
 
 from ._validation import check_matrix, check_positive
+from .kernels import RBFBlock  # noqa: F401  (ksvm.kernels' own; smo and lsvm import it here)
+from .kernels import block_rows, make_kernel
 
-__all__ = ["KernelColumns", "RBFBlock"]
-
-#: Bytes of one temporary block of kernel values (rows computed at once).
-_BLOCK_BYTES = 64 * 2**20
-
-
-class RBFBlock:
-    """``k(A, B) = exp(-gamma ||a - b||^2)`` as libsvm computes it, for rows on demand.
-
-    The exponent ``-gamma ||a - b||^2 = 2 gamma a'b - gamma ||a||^2 - gamma ||b||^2``
-    is one matrix product of the points with two columns appended,
-    ``[a, ||a||^2, 1]`` and ``[2 gamma b, -gamma, -gamma ||b||^2]`` (those of the
-    last ``B`` kept, so that a solver asking for rows against the same points
-    forms them once); it is clipped at 0 and exponentiated in place.  Three
-    passes over the block in all, about half the time of six (product,
-    doubling, two subtractions, clipping, scaling), since at a few features
-    a block of kernel values costs what it takes to write and read it.
-
-    :func:`ksvm.kernels.rbf_kernel` does more: it recomputes from the
-    differences the distances that the subtraction cancels (nearby points),
-    for a small *relative* error in every distance.  Here the error of the
-    exponent is absolute, at most a few ``gamma * eps * (||a||^2 + ||b||^2)``,
-    and the kernel value, below 1, is off by about as much: rounding-level for
-    data of moderate norm, as in libsvm.  The diagonal, for instance, is 1 only
-    to that accuracy.  Center data of large norm first.
-
-    Parameters
-    ----------
-    gamma : float > 0
-    X : ndarray of shape (m, n) or None, default=None
-        The points the rows will run over, if known: their extended form is
-        made now (otherwise at the first call, for its ``B``).
-
-    Raises
-    ------
-    ValueError
-        If ``gamma`` is not positive.
-
-    Examples
-    --------
-    >>> from ksvm.kernels import rbf_kernel
-    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
-    >>> k = RBFBlock(0.5, X)
-    >>> np.round(k(X[:1], X), 6)
-    array([[1.      , 0.606531, 0.135335]])
-    >>> bool(np.abs(k(X, X) - rbf_kernel(X, gamma=0.5)).max() < 1e-15)
-    True
-    """
-
-    def __init__(self, gamma, X=None):
-        self.gamma = check_positive(gamma, "gamma")
-        self._B = None
-        if X is not None:
-            self._extend(X)
-
-    def __repr__(self):
-        return f"RBFBlock(gamma={self.gamma!r})"
-
-    def _extend(self, B):
-        """``[2 gamma b, -gamma, -gamma ||b||^2]`` for the rows ``b`` of ``B``, kept."""
-        ext = np.empty((B.shape[0], B.shape[1] + 2))
-        np.multiply(B, 2.0 * self.gamma, out=ext[:, :-2])
-        ext[:, -2] = -self.gamma
-        ext[:, -1] = np.einsum("ij,ij->i", B, B)
-        ext[:, -1] *= -self.gamma
-        self._B, self._B_ext = B, ext
-
-    def __call__(self, A, B, out=None):
-        """``k(A, B)``, written into ``out`` (C-ordered, ``len(A) x len(B)``) if given."""
-        if B is not self._B:
-            self._extend(B)
-        A_ext = np.empty((A.shape[0], A.shape[1] + 2))
-        A_ext[:, :-2] = A
-        A_ext[:, -2] = np.einsum("ij,ij->i", A, A)
-        A_ext[:, -1] = 1.0
-        D = np.matmul(A_ext, self._B_ext.T, out=out)  # -gamma ||a - b||^2, to rounding
-        np.minimum(D, 0.0, out=D)
-        return np.exp(D, out=D)
-
+__all__ = ["KernelColumns"]
 
 class KernelColumns:
     """The rows of ``K = k(X, X)`` on demand, cached under a memory budget.
@@ -100,9 +30,10 @@ class KernelColumns:
     Parameters
     ----------
     kernel : callable
-        ``kernel(X, Y)`` returns the block ``K[i, j] = k(X[i], Y[j])`` of shape
-        ``(len(X), len(Y))``, as the functions of :func:`ksvm.kernels.make_kernel`.
-        It must be symmetric (``k(x, z) = k(z, x)``).
+        A kernel of :func:`ksvm.kernels.make_kernel` (``kernel(A, B, out=None)``),
+        or a function ``kernel(X, Y)`` returning the block ``K[i, j] = k(X[i], Y[j])``
+        of shape ``(len(X), len(Y))``, which ``make_kernel`` wraps to follow the
+        protocol.  It must be symmetric (``k(x, z) = k(z, x)``).
     X : array-like of shape (m, n)
         The points.
     cache_size : float > 0, default=200.0
@@ -155,7 +86,7 @@ class KernelColumns:
         if not callable(kernel):
             raise ValueError(f"kernel must be a callable k(X, Y), got {kernel!r}.")
         self.X = check_matrix(X, "X")
-        self.kernel = kernel
+        self.kernel = make_kernel(kernel)
         self.cache_size = check_positive(cache_size, "cache_size")
         self.m = m = self.X.shape[0]
         self.capacity = int(min(m, max(1, self.cache_size * 2**20 // (8 * max(m, 1)))))
@@ -191,8 +122,8 @@ class KernelColumns:
         return diag
 
     def _compute(self, points):
-        """``K[points, :]``, in blocks of at most :data:`_BLOCK_BYTES`."""
-        step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+        """``K[points, :]``, in blocks of :func:`ksvm.kernels.block_rows` rows."""
+        step = block_rows(self.m)
         if len(points) <= step:  # one block: the kernel's own array, no copy
             self.n_rows_computed += len(points)
             return self.kernel(self.X[points], self.X)
@@ -204,20 +135,12 @@ class KernelColumns:
 
     def block(self, rows, cols, out):
         """``k(X[rows], X[cols])`` written into ``out`` (rows of contiguous values) and
-        returned: neither cached nor counted in ``n_rows_computed``.  :class:`RBFBlock`
-        writes there directly, another kernel's block is copied in."""
-        if isinstance(self.kernel, RBFBlock):
-            return self.kernel(self.X[rows], self.X[cols], out=out)
-        out[...] = self.kernel(self.X[rows], self.X[cols])
-        return out
+        returned: neither cached nor counted in ``n_rows_computed``."""
+        return self.kernel(self.X[rows], self.X[cols], out=out)
 
     def _rows_into(self, points, out):
-        """Write ``K[points, :]`` into ``out`` and return it; :class:`RBFBlock` writes
-        there directly, another kernel's block is copied in."""
-        if isinstance(self.kernel, RBFBlock):
-            self.kernel(self.X[points], self.X, out=out)
-        else:
-            out[...] = self.kernel(self.X[points], self.X)
+        """Write ``K[points, :]`` into ``out`` and return it."""
+        self.kernel(self.X[points], self.X, out=out)
         self.n_rows_computed += len(points)
         return out
 
@@ -227,7 +150,7 @@ class KernelColumns:
         its pages at every call, about what computing RBF values in it costs."""
         n = len(points)
         if self._scratch is None or self._scratch.shape[0] < n:
-            step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+            step = block_rows(self.m)
             self._scratch = np.empty((min(max(n, step), self.m), self.m))
         return self._rows_into(points, self._scratch[:n])
 
@@ -358,7 +281,7 @@ class KernelColumns:
             np.add.at(weights, where, v[~hit])
             # Block by block, each cached as it is used: no array of all the missing
             # rows (more than the cache holds, when the cache is too small for them).
-            step = max(1, _BLOCK_BYTES // (8 * max(self.m, 1)))
+            step = block_rows(self.m)
             keep, room = slots[hit], True
             for start in range(0, missing.size, step):
                 chunk = missing[start : start + step]

@@ -83,7 +83,7 @@ features ``k_D(x)``, not whitened.  Its implicit kernel is
 
 Both transformers compute their output a block of rows at a time, writing
 into the ``m x D`` result, so that the memory used beyond ``X`` and the
-result is a few blocks of ``O(D)`` rows' worth (about 8 MB each), never an
+result is a few blocks of rows (16 MB each at most, :func:`ksvm.kernels.block_rows`), never an
 ``m x D x n`` intermediate.
 
 =====================  ==================  ======================  ========================
@@ -110,17 +110,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_gamma, check_integer
-from .kernels import rbf_kernel, resolve_gamma
+from .kernels import block_rows, rbf_kernel, resolve_gamma
 
 __all__ = ["RandomFourierFeatures", "NystroemFeatures"]
 
-#: A block of the output holds about this many entries (8 MB of float64).
-_BLOCK_ENTRIES = 2**20
-
-
 def _row_blocks(m, width):
-    """Slices of ``range(m)`` with about ``_BLOCK_ENTRIES / width`` rows each."""
-    rows = max(1, _BLOCK_ENTRIES // max(1, width))
+    """Slices of ``range(m)`` of :func:`ksvm.kernels.block_rows` rows each."""
+    rows = block_rows(width)
     return (slice(start, min(start + rows, m)) for start in range(0, m, rows))
 
 

@@ -1,4 +1,4 @@
-"""Kernel functions, the rules that build new kernels, and an explicit feature map.
+"""Kernel functions and the one kernel protocol.
 
 Every kernel here has the signature ``k(X, Y=None, **params)`` and returns the
 Gram block ``G[i, j] = k(X[i], Y[j])`` computed with matrix products (no
@@ -31,7 +31,14 @@ whatever is fitted to data (every estimator, both feature maps of
 
 The registry at the end of the module (:data:`KERNELS`, :func:`make_kernel`)
 turns a kernel's name and hyper-parameters into one Gram function, as the
-estimators' ``kernel=`` argument does.
+estimators' ``kernel=`` argument does.  Every kernel it returns, and every
+rule's kernel, follows one protocol, :class:`Kernel`: ``k(A, B=None, out=None)``
+returns the block ``k(A, B)``, written into ``out`` when given, so that a cache
+of rows or a caller's buffer receives it without a copy; a user's function is
+wrapped to follow it.  ``make_kernel('rbf')`` is :class:`RBFBlock`, the fast
+Gaussian block that training and prediction share; :func:`block_rows` is the
+one rule by which every blocked kernel computation sizes its blocks.  The
+explicit polynomial feature map is :mod:`ksvm.polynomial_map`.
 
 References
 ----------
@@ -39,14 +46,14 @@ Lecture notes, "SVMs for non-separable data / Non-linear SVMs" (kernel trick,
 valid-kernel rules).  Cocianu, C. and State, L. (2013), Table 1.
 """
 
-import itertools
-import math
+import inspect
 
 import numpy as np
 
 from ._validation import (
     check_degree,
     check_finite_real,
+    check_integer,
     check_matrix,
     check_pair,
     check_positive,
@@ -59,12 +66,9 @@ __all__ = [
     "exponential_kernel",
     "sigmoid_kernel",
     "squared_distances",
-    "sum_kernel",
-    "scaled_kernel",
-    "product_kernel",
-    "normalized_kernel",
-    "polynomial_feature_map",
-    "n_polynomial_features",
+    "Kernel",
+    "RBFBlock",
+    "block_rows",
     "KERNELS",
     "resolve_gamma",
     "make_kernel",
@@ -124,23 +128,46 @@ def _squared_distances(X, Y):
     # recomputed ones are sums of squares: no result is negative.
     D2 = X @ Y.T
     D2 *= 2.0
-    y2_max = y2.max()
-    rows = max(1, 65536 // D2.shape[1])
+    # Tiles of 65536 entries (512 KB), so that the sums of norms of a tile stay in
+    # a core's cache for the subtraction: a tile of one pass, not a block of the
+    # kernel's values (those are sized by block_rows).
+    rows, y2_max = max(1, 65536 // D2.shape[1]), y2.max()
     for start in range(0, D2.shape[0], rows):
         stop = min(start + rows, D2.shape[0])
         block = D2[start:stop]
-        norms = x2[start:stop, None] + y2[None, :]
-        np.subtract(norms, block, out=block)
+        np.subtract(x2[start:stop, None] + y2[None, :], block, out=block)
         if same:  # the diagonal is set to exactly 0 below; keep it out of the check
             block[np.arange(stop - start), np.arange(start, stop)] = np.inf
-        if block.min() < _CANCELLATION * (x2[start:stop].max() + y2_max):
-            norms *= _CANCELLATION
-            i, j = np.nonzero(block < norms)
-            diff = X[start + i] - Y[j]
-            block[i, j] = np.einsum("ij,ij->i", diff, diff)
+        _recompute_cancelled(block, X[start:stop], Y, x2[start:stop], (y2, y2_max), 1.0)
     if same:
         np.fill_diagonal(D2, 0.0)
     return D2
+
+
+def _recompute_cancelled(block, A, B, a2, b2_and_max, scale):
+    """Recompute from ``a - b`` the entries of ``block = scale ||a - b||^2`` that cancel.
+
+    ``block`` holds ``scale * ||a_i - b_j||^2`` (``scale`` is 1, or ``-gamma`` for
+    an exponent) formed from ``||a||^2 + ||b||^2 - 2 a'b``, ``a2`` and ``b2`` the
+    squared norms (``b2_and_max``: ``b2`` and its maximum, kept by the caller).
+    Every entry below ``_CANCELLATION (||a||^2 + ||b||^2)`` in size, where the
+    subtraction may have lost its digits (or made the sign wrong), is replaced
+    by ``scale`` times the sum of squares of ``a - b``:
+    every entry then keeps a relative error of at most about
+    ``eps / _CANCELLATION``, and a point against itself gives exactly 0.  The one
+    place that guards the formula; a pass over the block finds the candidates.
+    """
+    b2, b2_max = b2_and_max
+    sign = 1.0 if scale > 0 else -1.0
+    bound = _CANCELLATION * abs(scale) * (a2.max() + b2_max)
+    near = np.flatnonzero(block < bound if sign > 0 else block > -bound)
+    if near.size == 0:
+        return
+    i, j = np.divmod(near, block.shape[1])  # (np.nonzero of 2-D is ten times slower)
+    keep = block[i, j] * sign < _CANCELLATION * abs(scale) * (a2[i] + b2[j])
+    i, j = i[keep], j[keep]
+    diff = A[i] - B[j]
+    block[i, j] = scale * np.einsum("ij,ij->i", diff, diff)
 
 
 def linear_kernel(X, Y=None):
@@ -323,325 +350,165 @@ def sigmoid_kernel(X, Y=None, gamma=1.0, coef0=1.0):
 
 
 # ----------------------------------------------------------------------------
-# The lecture's four rules for building kernels from kernels.  Each returns a
-# new kernel with the same calling convention k(X, Y=None).
+# The protocol: every kernel of make_kernel and of the rules is a Kernel,
+# k(A, B=None, out=None), and blocks of kernel values are sized by one rule.
 # ----------------------------------------------------------------------------
 
-
-def _check_kernel_callable(k, name):
-    if not callable(k):
-        raise ValueError(
-            f"{name} must be a kernel function k(X, Y=None) returning a Gram "
-            f"block, got {k!r}."
-        )
+#: Bytes that one block of kernel values may take, the budget of :func:`block_rows`.
+_BLOCK_BYTES = 16 * 2**20
 
 
-def _describe(k):
-    return getattr(k, "__name__", None) or repr(k)
+def block_rows(n_columns, itemsize=8):
+    """Rows per block when a kernel computation of ``n_columns`` columns goes by blocks.
+
+    The one rule for block sizes in ``ksvm``: a block of ``rows x n_columns``
+    values of ``itemsize`` bytes takes at most 16 MB, unless a single row is
+    larger (there is always at least one row).
+
+    Raises
+    ------
+    ValueError
+        If ``n_columns`` is not an integer >= 0 or ``itemsize`` not one >= 1.
+
+    Examples
+    --------
+    >>> block_rows(1000), block_rows(10**7)
+    (2097, 1)
+    """
+    n_columns = check_integer(n_columns, "n_columns", minimum=0)
+    itemsize = check_integer(itemsize, "itemsize", minimum=1)
+    return max(1, _BLOCK_BYTES // (itemsize * max(n_columns, 1)))
 
 
-class _CombinedKernel:
-    """A kernel built from others by one of the lecture's rules (see below)."""
+def _check_out(out, shape):
+    """Raise unless ``out`` is None or has the block's ``shape``."""
+    if out is not None and out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}; the kernel block has shape {shape}.")
 
-    def __init__(self, description, function):
-        self._description = description
-        self._function = function
-        self.__name__ = description
 
-    def __call__(self, X, Y=None):
-        return self._function(X, Y)
+def _into(K, out):
+    """``K``, or ``out`` with ``K`` copied into it (the protocol's ``out``)."""
+    if out is None or K is out:
+        return K
+    _check_out(out, K.shape)
+    out[...] = K
+    return out
+
+
+class Kernel:
+    """The protocol of every kernel that :func:`make_kernel` and the rules return.
+
+    ``k(A, B=None, out=None)`` returns the block ``K[i, j] = k(A[i], B[j])`` of
+    shape ``(len(A), len(B))``, the square Gram matrix of ``A`` when ``B`` is
+    None; given ``out`` (a float64 array of that shape) it writes the block
+    there and returns ``out``.  A subclass defines ``__call__``; its ``repr``
+    is its ``__name__``, the kernel with its parameters.
+    """
+
+    __name__ = "kernel"
+
+    def __call__(self, A, B=None, out=None):
+        raise NotImplementedError
 
     def __repr__(self):
-        return self._description
+        return self.__name__
 
 
-def sum_kernel(k1, k2):
-    """Rule 1: ``k(x, z) = k1(x, z) + k2(x, z)``.
+class _NamedKernel(Kernel):
+    """A kernel function of this module with its hyper-parameters bound."""
 
-    Its feature map is the two maps stacked, ``Phi = (Phi1, Phi2)``.
+    def __init__(self, function, params):
+        self._function, self._params = function, params
+        self.__name__ = f"{function.__name__}({', '.join(f'{p}={v!r}' for p, v in params.items())})"
+
+    def __call__(self, A, B=None, out=None):
+        return _into(self._function(A, B, **self._params), out)
+
+
+def _checked(A, name):
+    """``check_matrix(A, name)``, without its fixed cost (a millisecond) for a float64
+    matrix whose sum is finite (so is every entry): the rows solvers call the kernel
+    on a few rows at a time."""
+    if type(A) is np.ndarray and A.dtype == np.float64 and A.ndim == 2 and A.size:
+        if np.isfinite(A.sum()):
+            return A
+    return check_matrix(A, name)
+
+
+class RBFBlock(Kernel):
+    """The Gaussian kernel ``exp(-gamma ||a - b||^2)`` of ``make_kernel('rbf')``, fast.
+
+    A rectangular block is one matrix product of the points with two columns
+    appended, ``[a, ||a||^2, 1]`` and ``[2 gamma b, -gamma, -gamma ||b||^2]``
+    (as libsvm; the extended ``B`` is kept, so that a solver asking for rows
+    against the same points forms it once), then the exponential in place:
+    few passes over the block, which at a few features costs what it takes to
+    write and read it.  The entries that the subtraction cancels (nearby
+    points) are recomputed from ``a - b``, as in :func:`rbf_kernel`, so the two
+    agree to rounding and a point against itself gives exactly 1.  The square
+    Gram matrix (``B`` None or ``A`` itself) is :func:`rbf_kernel`'s, exactly
+    symmetric.  ``B`` is recognised by identity: do not change it in place
+    between calls.
 
     Parameters
     ----------
-    k1, k2 : callable
-        Kernels with the signature ``k(X, Y=None)``.
-
-    Returns
-    -------
-    k : callable
-        The kernel ``k(X, Y=None)``.
+    gamma : float > 0
+    X : array-like of shape (m, n) or None, default=None
+        The points the blocks will run over, if known: their extended form is
+        made now (otherwise at the first call, for its ``B``).
 
     Raises
     ------
     ValueError
-        If ``k1`` or ``k2`` is not callable.
+        If ``gamma`` is not positive, or (when called) on invalid data.
 
     Examples
     --------
-    >>> k = sum_kernel(linear_kernel, linear_kernel)
-    >>> k([[1.0, 2.0]])
-    array([[10.]])
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    >>> k = RBFBlock(0.5, X)
+    >>> k(X[:1], X).round(6)
+    array([[1.      , 0.606531, 0.135335]])
+    >>> bool(np.abs(k(X[::-1], X) - rbf_kernel(X[::-1], X, gamma=0.5)).max() < 1e-15)
+    True
     """
-    _check_kernel_callable(k1, "k1")
-    _check_kernel_callable(k2, "k2")
-    return _CombinedKernel(
-        f"sum_kernel({_describe(k1)}, {_describe(k2)})",
-        lambda X, Y: k1(X, Y) + k2(X, Y),
-    )
 
+    def __init__(self, gamma, X=None):
+        self.gamma = check_positive(gamma, "gamma")
+        self.__name__ = f"rbf_kernel(gamma={self.gamma!r})"
+        self._B = None
+        if X is not None:
+            self._extend(check_matrix(X))
 
-def scaled_kernel(k, alpha):
-    """Rule 2: ``k(x, z) = alpha k1(x, z)`` with ``alpha > 0``.
+    def _extend(self, B):
+        """Keep ``B``, its squared norms and ``[2 gamma b, -gamma, -gamma ||b||^2]``."""
+        ext = np.empty((B.shape[0], B.shape[1] + 2))
+        np.multiply(B, 2.0 * self.gamma, out=ext[:, :-2])
+        ext[:, -2] = -self.gamma
+        b2 = np.einsum("ij,ij->i", B, B)
+        np.multiply(b2, -self.gamma, out=ext[:, -1])
+        self._B, self._b2, self._B_ext = B, (b2, b2.max()), ext
 
-    Its feature map is ``sqrt(alpha) Phi1``.
-
-    Parameters
-    ----------
-    k : callable
-        A kernel ``k(X, Y=None)``.
-    alpha : float > 0
-
-    Returns
-    -------
-    k : callable
-
-    Raises
-    ------
-    ValueError
-        If ``k`` is not callable or ``alpha <= 0``.
-
-    Examples
-    --------
-    >>> scaled_kernel(linear_kernel, 3.0)([[1.0, 1.0]])
-    array([[6.]])
-    """
-    _check_kernel_callable(k, "k")
-    alpha = check_positive(alpha, "alpha")
-    return _CombinedKernel(
-        f"scaled_kernel({_describe(k)}, {alpha!r})",
-        lambda X, Y: alpha * k(X, Y),
-    )
-
-
-def product_kernel(k1, k2):
-    """Rule 3: ``k(x, z) = k1(x, z) k2(x, z)`` (element-wise on Gram blocks).
-
-    Its feature map holds all products ``phi1_a(x) phi2_b(x)`` (the tensor
-    product of the two maps).
-
-    Parameters
-    ----------
-    k1, k2 : callable
-        Kernels with the signature ``k(X, Y=None)``.
-
-    Returns
-    -------
-    k : callable
-
-    Raises
-    ------
-    ValueError
-        If ``k1`` or ``k2`` is not callable.
-
-    Examples
-    --------
-    >>> product_kernel(linear_kernel, linear_kernel)([[1.0, 2.0]])
-    array([[25.]])
-    """
-    _check_kernel_callable(k1, "k1")
-    _check_kernel_callable(k2, "k2")
-    return _CombinedKernel(
-        f"product_kernel({_describe(k1)}, {_describe(k2)})",
-        lambda X, Y: k1(X, Y) * k2(X, Y),
-    )
-
-
-def _kernel_diagonal(k, X):
-    """The values ``k(x_i, x_i)``, one kernel call per row (never n x n)."""
-    return np.array([k(X[i : i + 1])[0, 0] for i in range(X.shape[0])])
-
-
-def normalized_kernel(k):
-    """Rule 4: ``k(x, z) = k1(x, z) / sqrt(k1(x, x) k1(z, z))``.
-
-    Its feature map is ``Phi1(x) / ||Phi1(x)||``, so the new kernel has
-    ``k(x, x) = 1``.  (The lecture's slide prints ``k1(x, z)`` twice in the
-    denominator; the feature map it gives next shows that ``k1(x, x) k1(z, z)``
-    is meant.)
-
-    Parameters
-    ----------
-    k : callable
-        A kernel ``k(X, Y=None)``.
-
-    Returns
-    -------
-    k : callable
-
-    Raises
-    ------
-    ValueError
-        If ``k`` is not callable, or (when the new kernel is called) if
-        ``k1(x, x) <= 0`` for some row, where the normalisation is undefined.
-
-    Examples
-    --------
-    >>> normalized_kernel(linear_kernel)([[3.0, 4.0]], [[4.0, 3.0]])
-    array([[0.96]])
-    """
-    _check_kernel_callable(k, "k")
-
-    def normalized(X, Y):
-        X, Y = check_pair(X, Y)
-        same = Y is X
-        K = np.array(k(X, None if same else Y), dtype=np.float64)
-        dx = _kernel_diagonal(k, X)
-        dy = dx if same else _kernel_diagonal(k, Y)
-        if np.any(dx <= 0) or np.any(dy <= 0):
-            raise ValueError(
-                "normalized_kernel needs k(x, x) > 0 for every row; some row has "
-                "k(x, x) <= 0 (e.g. a zero row with the linear kernel)."
-            )
-        K /= np.sqrt(dx)[:, None]
-        K /= np.sqrt(dy)[None, :]
-        return K
-
-    return _CombinedKernel(f"normalized_kernel({_describe(k)})", normalized)
-
-
-# ----------------------------------------------------------------------------
-# The explicit feature map of the polynomial kernel.
-# ----------------------------------------------------------------------------
-
-
-def n_polynomial_features(n_features, degree, coef0=1.0):
-    """Length of :func:`polynomial_feature_map` for ``n_features`` inputs.
-
-    With ``coef0 > 0`` every monomial of degree 0 to ``degree`` appears:
-    ``C(n_features + degree, degree)`` of them (the lecture's
-    ``(d + 2)(d + 1) / 2`` for degree 2).  With ``coef0 = 0`` only those of
-    degree exactly ``degree``: ``C(n_features + degree - 1, degree)``.
-
-    Examples
-    --------
-    >>> n_polynomial_features(100, 2)
-    5151
-    """
-    degree = check_degree(degree)
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-        raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
-    if n_features < 1:
-        raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
-    coef0 = check_finite_real(coef0, "coef0")
-    if coef0 == 0:
-        return math.comb(int(n_features) + degree - 1, degree)
-    return math.comb(int(n_features) + degree, degree)
-
-
-def polynomial_feature_map(X, degree, coef0=1.0, return_powers=False):
-    """Explicit feature map ``Phi`` with ``Phi(x)'Phi(z) = (x'z + coef0)^degree``.
-
-    Expanding the power by the multinomial theorem,
-
-    .. math::
-
-        (x'z + c)^p = \\sum_{k_0 + k_1 + \\dots + k_d = p}
-            \\frac{p!}{k_0!\\,k_1!\\cdots k_d!}\\, c^{k_0}
-            \\prod_{i=1}^d (x_i z_i)^{k_i},
-
-    so ``Phi`` has one coordinate per monomial ``x_1^{k_1} ... x_d^{k_d}`` of
-    total degree ``k_1 + ... + k_d <= p``, weighted by the square root of its
-    multinomial coefficient times ``c^{k_0}``.  For degree 2 and ``c = 1``
-    this is the lecture's quadratic map ``(1, sqrt(2) x_i, x_i^2,
-    sqrt(2) x_i x_j)``.
-
-    Monomials are ordered by total degree, then lexicographically in their
-    indices.  Each degree block is built from the previous one by one
-    multiplication per coordinate, so the work is proportional to the output
-    size.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    degree : int >= 1
-    coef0 : float >= 0, default=1.0
-        With ``coef0 = 0`` the monomials of lower degree have weight zero and
-        are left out.
-    return_powers : bool, default=False
-        Also return the exponents of each monomial.
-
-    Returns
-    -------
-    Phi : ndarray of shape (n_samples, n_polynomial_features(n_features, degree, coef0))
-    powers : ndarray of shape (n_output_features, n_features), dtype int
-        Only if ``return_powers``: row ``j`` holds the exponents ``k_1..k_d``
-        of feature ``j``.
-
-    Raises
-    ------
-    ValueError
-        On invalid data, ``degree`` not an integer >= 1, or ``coef0 < 0``
-        (the weights would be square roots of negative numbers).
-
-    Examples
-    --------
-    >>> Phi = polynomial_feature_map([[1.0, 2.0]], degree=2)
-    >>> Phi.round(4)
-    array([[1.    , 1.4142, 2.8284, 1.    , 2.8284, 4.    ]])
-    >>> float(Phi[0] @ Phi[0])  # (x'x + 1)^2 = (1 + 4 + 1)^2
-    36.0
-    """
-    X = check_matrix(X)
-    degree = check_degree(degree)
-    coef0 = check_finite_real(coef0, "coef0")
-    if coef0 < 0:
-        raise ValueError(
-            f"coef0 must be >= 0 for a real feature map, got {coef0!r}; "
-            "(x'z + coef0)^degree with coef0 < 0 has no real polynomial feature map."
-        )
-    n, d = X.shape
-
-    # blocks[j]: monomials of degree j, as (values, first index, multiplicity of
-    # the first index, product of the factorials of all exponents).
-    ones = np.ones((n, 1))
-    block = (ones, np.array([d]), np.array([0]), np.array([1.0]))
-    blocks = [block]
-    for _ in range(degree):
-        values, first, mult, fact = block
-        parts = ([], [], [], [])
-        for i in range(d):
-            # Prepend x_i to every monomial whose smallest index is >= i.  Blocks are
-            # sorted by their smallest index, so these form a suffix of the block.
-            start = np.searchsorted(first, i)
-            same = first[start:] == i
-            new_mult = np.where(same, mult[start:] + 1, 1)
-            parts[0].append(X[:, i : i + 1] * values[:, start:])
-            parts[1].append(np.full(new_mult.shape, i))
-            parts[2].append(new_mult)
-            parts[3].append(fact[start:] * new_mult)
-        block = tuple(np.concatenate(p, axis=-1) for p in parts)
-        blocks.append(block)
-
-    columns, weights = [], []
-    for j, (values, _, _, fact) in enumerate(blocks):
-        k0 = degree - j
-        if coef0 == 0 and k0 > 0:
-            continue
-        # multinomial coefficient p! / (k0! prod k_i!) times coef0^k0
-        w = math.factorial(degree) / math.factorial(k0) / fact * coef0**k0
-        columns.append(values)
-        weights.append(np.sqrt(w))
-    Phi = np.concatenate(columns, axis=1) * np.concatenate(weights)[None, :]
-    if not return_powers:
-        return Phi
-    powers = []
-    for j in range(degree + 1):
-        if coef0 == 0 and j < degree:
-            continue
-        for combo in itertools.combinations_with_replacement(range(d), j):
-            row = np.zeros(d, dtype=int)
-            np.add.at(row, list(combo), 1)
-            powers.append(row)
-    return Phi, np.array(powers, dtype=int).reshape(-1, d)
+    def __call__(self, A, B=None, out=None):
+        square = B is None or B is A
+        A = _checked(A, "X")
+        if square:  # a Gram matrix: rbf_kernel's arithmetic, exactly symmetric
+            D2 = _squared_distances(A, A)
+            D2 *= -self.gamma
+            return _into(np.exp(D2, out=D2), out)
+        if B is not self._B:
+            self._extend(_checked(B, "Y"))
+        B = self._B
+        if A.shape[1] != B.shape[1]:
+            check_pair(A, B)  # raises the message of a mismatch
+        _check_out(out, (A.shape[0], B.shape[0]))
+        A_ext = np.empty((A.shape[0], A.shape[1] + 2))
+        A_ext[:, :-2] = A
+        a2 = A_ext[:, -2]
+        np.einsum("ij,ij->i", A, A, out=a2)
+        A_ext[:, -1] = 1.0
+        D = np.matmul(A_ext, self._B_ext.T, out=out)  # -gamma ||a - b||^2, to rounding
+        _recompute_cancelled(D, A, B, a2, self._b2, -self.gamma)
+        return np.exp(D, out=D)
 
 
 # ----------------------------------------------------------------------------
@@ -695,16 +562,37 @@ def resolve_gamma(gamma, X):
     return check_positive(gamma, "gamma")
 
 
-class _CallableKernel:
-    """A user's kernel function, with its output checked on every call."""
+def _describe(k):
+    return getattr(k, "__name__", None) or repr(k)
+
+
+def _takes_out(function):
+    """Whether ``function`` accepts ``out=`` (then it may write the block there)."""
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (some builtins)
+        return False
+    return any(p.name == "out" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+class _CallableKernel(Kernel):
+    """A user's kernel function under the protocol, its output checked on every call;
+    a function without ``out`` has its block copied into ``out``."""
 
     def __init__(self, function):
         self.function = function
+        self.__name__ = _describe(function)
+        self._takes_out = _takes_out(function)
 
-    def __call__(self, X, Y=None):
+    def __call__(self, X, Y=None, out=None):
         Yc = X if Y is None else Y
-        K = np.asarray(self.function(X, Yc), dtype=np.float64)
         expected = (X.shape[0], Yc.shape[0])
+        _check_out(out, expected)
+        if out is not None and self._takes_out:
+            K = self.function(X, Yc, out=out)
+        else:
+            K = self.function(X, Yc)
+        K = np.asarray(K, dtype=np.float64)
         if K.shape != expected:
             raise ValueError(
                 f"The kernel function returned an array of shape {K.shape}; a Gram "
@@ -712,18 +600,19 @@ class _CallableKernel:
             )
         if not np.all(np.isfinite(K)):
             raise ValueError("The kernel function returned NaN or infinite values.")
-        return K
+        return _into(K, out)
 
 
 def make_kernel(kernel, *, gamma=1.0, degree=3, coef0=1.0):
-    """Return the Gram function ``k(X, Y=None)`` that ``kernel`` names.
+    """Return the kernel ``k(X, Y=None, out=None)`` that ``kernel`` names (a :class:`Kernel`).
 
     Parameters
     ----------
     kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid'} or callable
         A name from :data:`KERNELS`, or a function ``f(X, Y)`` returning the
-        Gram block of shape ``(len(X), len(Y))``.  ('precomputed' has no
-        function: estimators handle it themselves.)
+        Gram block of shape ``(len(X), len(Y))`` (wrapped to follow the
+        protocol, its output checked; a :class:`Kernel` is returned as it is).
+        ('precomputed' has no function: estimators handle it themselves.)
     gamma : float > 0, default=1.0
         Used by 'poly', 'rbf', 'exponential' and 'sigmoid'.  Resolve
         'scale'/'auto' first with :func:`resolve_gamma`.
@@ -734,8 +623,9 @@ def make_kernel(kernel, *, gamma=1.0, degree=3, coef0=1.0):
 
     Returns
     -------
-    k : callable
-        ``k(X, Y=None)`` returning ``K[i, j] = k(X[i], Y[j])``.
+    k : Kernel
+        ``k(X, Y=None, out=None)`` returning ``K[i, j] = k(X[i], Y[j])``;
+        for 'rbf' the fast :class:`RBFBlock`.
 
     Raises
     ------
@@ -748,6 +638,8 @@ def make_kernel(kernel, *, gamma=1.0, degree=3, coef0=1.0):
     >>> k(np.array([[1.0, 2.0]]))
     array([[36.]])
     """
+    if isinstance(kernel, Kernel):
+        return kernel
     if callable(kernel):
         return _CallableKernel(kernel)
     if not isinstance(kernel, str) or kernel not in KERNELS:
@@ -762,9 +654,6 @@ def make_kernel(kernel, *, gamma=1.0, degree=3, coef0=1.0):
         "coef0": lambda: check_finite_real(coef0, "coef0"),
     }
     params = {name: checks[name]() for name in uses}
-
-    def k(X, Y=None):
-        return function(X, Y, **params)
-
-    k.__name__ = f"{function.__name__}({', '.join(f'{p}={v!r}' for p, v in params.items())})"
-    return k
+    if kernel == "rbf":
+        return RBFBlock(params["gamma"])
+    return _NamedKernel(function, params)

@@ -10,7 +10,7 @@ Two forms of the same problem (lecture notes):
   ``min 1/2 ||w||^2 + C sum_i max(0, 1 - y_i (w'x_i + b))``, solved by
   :func:`primal_hinge` through a smoothed hinge and L-BFGS.
 
-Both work on explicit features ``X`` (use :func:`ksvm.kernels.polynomial_feature_map`
+Both work on explicit features ``X`` (use :func:`ksvm.polynomial_map.polynomial_feature_map`
 for a polynomial kernel): their cost grows with the number of features and,
 for the QP, with the cube of ``n + d``, so they are meant for small problems.
 For anything larger use :func:`ksvm.smo.smo`.

@@ -304,13 +304,15 @@ def _result(run, y_pm, C, tol, max_iter, objective):
 
 def _kernel_times(kernel, X, rows, cols, v):
     """``K[rows, cols] @ v`` from the kernel function, a block of rows at a time
-    (at most about 8 million kernel values, 64 MB, at once)."""
+    (:func:`ksvm.kernels.block_rows`), each block written into one buffer."""
+    from .kernels import block_rows
+
     out = np.empty(rows.size)
-    step = max(1, 2**23 // max(cols.size, 1))
-    B = X[cols]
+    step = block_rows(cols.size)
+    B, buffer = X[cols], np.empty((min(step, rows.size), cols.size))
     for start in range(0, rows.size, step):
         block = rows[start : start + step]
-        out[start : start + block.size] = kernel(X[block], B) @ v
+        out[start : start + block.size] = kernel(X[block], B, out=buffer[: block.size]) @ v
     return out
 
 

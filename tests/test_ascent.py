@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ksvm import GradientAscentSVC, kernels
+from ksvm import GradientAscentSVC, kernels, polynomial_map
 from ksvm.ascent import (
     class_biases,
     class_variability,
@@ -59,7 +59,7 @@ def test_rho1_lemma_against_explicit_features(seed, degree):
     rng = np.random.default_rng(seed)
     X, y = _two_classes(rng)
     K = kernels.polynomial_kernel(X, degree=degree, gamma=1.0, coef0=1.0)
-    Phi = kernels.polynomial_feature_map(X, degree, coef0=1.0)
+    Phi = polynomial_map.polynomial_feature_map(X, degree, coef0=1.0)
     assert rho1(frozen(K), frozen(y)) == pytest.approx(rho1_explicit(Phi, y), rel=1e-9)
     v_kernel = class_variability(K, y)
     v_explicit = class_variability_explicit(Phi, y)

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ksvm.columns import KernelColumns, RBFBlock
-from ksvm.kernels import make_kernel, rbf_kernel
+from ksvm.columns import KernelColumns
+from ksvm.kernels import RBFBlock, make_kernel, rbf_kernel
 
 
 def data(m=40, n=3, seed=0):
@@ -121,6 +121,86 @@ def test_fetch_caches_without_returning():
     assert cols.n_rows_computed == 2
 
 
+def test_a_user_function_without_out_works():
+    X = data(m=30, n=2, seed=6)
+    k = lambda A, B: (A @ B.T + 1.0) ** 2  # noqa: E731  (no out: its block is copied in)
+    K = k(X, X)
+    cols = KernelColumns(k, X, cache_size=5 * 30 * 8 / 2**20)
+    np.testing.assert_array_equal(cols.rows([3, 0, 29]), K[[3, 0, 29]])
+    np.testing.assert_allclose(cols.dot(np.arange(12), np.ones(12)), K[:, :12].sum(axis=1))
+    np.testing.assert_array_equal(cols.diagonal, np.diag(K))
+    out = np.empty((2, 3))
+    assert cols.block([1, 2], [0, 5, 9], out) is out
+    np.testing.assert_array_equal(out, K[np.ix_([1, 2], [0, 5, 9])])
+    with pytest.raises(ValueError, match="shape"):
+        KernelColumns(lambda A, B: A @ A.T, X).rows([0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    requests=st.lists(
+        st.lists(st.integers(0, 24), min_size=1, max_size=12), min_size=1, max_size=12
+    ),
+    capacity=st.integers(1, 30),
+)
+def test_any_sequence_of_requests_gives_the_gram_matrix(requests, capacity):
+    X = data(m=25, seed=2)
+    k = make_kernel("rbf", gamma=0.3)
+    K = k(X, X)
+    cols = KernelColumns(k, X, cache_size=capacity * 25 * 8 / 2**20)
+    rng = np.random.default_rng(0)
+    for idx in requests:
+        idx = np.array(idx)
+        np.testing.assert_allclose(cols.rows(idx), K[idx], rtol=1e-13, atol=1e-14)
+        v = rng.normal(size=idx.size)
+        np.testing.assert_allclose(cols.dot(idx, v), K[:, idx] @ v, rtol=1e-12, atol=1e-12)
+        assert cols.cache_bytes <= cols.capacity * 25 * 8
+    # the store's bookkeeping is a bijection between cached points and slots
+    cached = np.flatnonzero(cols._slot >= 0)
+    assert np.array_equal(np.sort(cols._owner[cols._slot[cached]]), cached)
+
+
+def test_bad_input():
+    X = data()
+    with pytest.raises(ValueError, match="callable"):
+        KernelColumns("rbf", X)
+    with pytest.raises(ValueError, match="cache_size"):
+        KernelColumns(make_kernel("rbf"), X, cache_size=0)
+    cols = KernelColumns(make_kernel("rbf"), X)
+    with pytest.raises(ValueError, match="row indices"):
+        cols.rows([40])
+    with pytest.raises(ValueError, match="entries"):
+        cols.dot([1, 2], [1.0])
+
+
+def test_cached_and_row_view():
+    X = data()
+    k = make_kernel("rbf", gamma=0.5)
+    K = k(X, X)
+    cols = KernelColumns(k, X, cache_size=3 * 40 * 8 / 2**20)  # three rows
+    assert not cols.cached(7) and cols.cached([7, 8]).tolist() == [False, False]
+    r = cols.row(7)  # computed, cached, returned in place
+    np.testing.assert_allclose(r, K[7], rtol=1e-13)
+    assert cols.cached(7) and cols.n_rows_computed == 1
+    assert not r.flags.writeable
+    np.testing.assert_allclose(cols.row(7), K[7], rtol=1e-13)
+    assert cols.n_rows_computed == 1
+    for i in (1, 2, 3):  # row 7 is the least recently used: evicted by the third
+        cols.row(i)
+    assert not cols.cached(7) and cols.cached([1, 2, 3]).all()
+
+
+def test_fetch_caches_without_returning():
+    X = data()
+    k = make_kernel("rbf", gamma=0.5)
+    cols = KernelColumns(k, X)
+    cols.fetch([3, 4, 3])
+    assert cols.n_rows_computed == 2 and cols.cached([3, 4]).all()
+    np.testing.assert_allclose(cols.row(4), k(X, X)[4], rtol=1e-13)
+    cols.fetch([4])
+    assert cols.n_rows_computed == 2
+
+
 def _rbf_bound(A, B, gamma):
     """The error RBFBlock may make: a few gamma * eps * (||a||^2 + ||b||^2), the rounding
     of ||a||^2 + ||b||^2 - 2 a'b, which the formula does not recompute where it cancels,
@@ -167,10 +247,10 @@ def test_dot_with_rbf_blocks_and_any_cache_gives_the_gram_matrix(requests, capac
                                                                  block_rows):
     # Requests larger than the cache, rows computed in place into free slots or in the
     # scratch block, blocks of a few rows: K[:, idx] @ v and a bounded cache throughout.
-    import ksvm.columns as columns_module
+    import ksvm.kernels as kernels_module  # block_rows' budget: every block of kernel values
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(columns_module, "_BLOCK_BYTES", block_rows * 60 * 8)
+        patch.setattr(kernels_module, "_BLOCK_BYTES", block_rows * 60 * 8)
         _check_dot_requests(requests, capacity)
 
 

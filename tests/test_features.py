@@ -205,7 +205,7 @@ def test_transform_by_blocks_is_invisible(make, monkeypatch):
     N = getattr(est, "normalization_", None)
     atol = 1e-14 * (1.0 if N is None else np.linalg.norm(N, 2))
     whole = est.transform(X)  # one block of 1000 x 64 entries
-    monkeypatch.setattr(features, "_BLOCK_ENTRIES", 64 * 7)  # blocks of 7 rows
+    monkeypatch.setattr("ksvm.kernels._BLOCK_BYTES", 64 * 7 * 8)  # blocks of 7 rows (block_rows)
     by_blocks = est.transform(X)
     assert by_blocks.shape == (1000, 64) and by_blocks.dtype == np.float64
     assert_allclose(by_blocks, whole, rtol=1e-13, atol=atol)

@@ -10,7 +10,9 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import pairwise
 
+from ksvm import kernel_rules as R
 from ksvm import kernels as K
+from ksvm import polynomial_map as PM
 from ksvm.mercer import check_mercer
 
 from .conftest import frozen
@@ -143,16 +145,16 @@ def test_squared_distances_exact_zero_diagonal_nonnegative_and_symmetric(rng):
 def test_feature_map_reproduces_polynomial_kernel(degree, coef0, rng):
     X = rng.standard_normal((12, 4))
     Y = rng.standard_normal((7, 4))
-    Phi_X = K.polynomial_feature_map(X, degree, coef0)
-    Phi_Y = K.polynomial_feature_map(Y, degree, coef0)
-    assert Phi_X.shape == (12, K.n_polynomial_features(4, degree, coef0))
+    Phi_X = PM.polynomial_feature_map(X, degree, coef0)
+    Phi_Y = PM.polynomial_feature_map(Y, degree, coef0)
+    assert Phi_X.shape == (12, PM.n_polynomial_features(4, degree, coef0))
     expected = K.polynomial_kernel(X, Y, degree=degree, gamma=1.0, coef0=coef0)
     assert_allclose(Phi_X @ Phi_Y.T, expected, rtol=1e-11, atol=1e-11 * np.abs(expected).max())
 
 
 def test_feature_map_is_the_lecture_quadratic_map():
     x1, x2 = 0.3, -1.7
-    Phi, powers = K.polynomial_feature_map([[x1, x2]], 2, return_powers=True)
+    Phi, powers = PM.polynomial_feature_map([[x1, x2]], 2, return_powers=True)
     r2 = math.sqrt(2)
     assert_allclose(Phi[0], [1, r2 * x1, r2 * x2, x1**2, r2 * x1 * x2, x2**2], rtol=1e-15)
     assert_array_equal(powers, [[0, 0], [1, 0], [0, 1], [2, 0], [1, 1], [0, 2]])
@@ -163,7 +165,7 @@ def test_feature_map_powers_and_weights_from_multinomial_theorem(d, degree, rng)
     """Each coordinate is sqrt(multinomial * c^k0) * prod x_i^k_i, rebuilt here from the powers."""
     coef0 = 1.5
     X = rng.uniform(0.5, 2.0, size=(3, d))
-    Phi, powers = K.polynomial_feature_map(X, degree, coef0, return_powers=True)
+    Phi, powers = PM.polynomial_feature_map(X, degree, coef0, return_powers=True)
     assert len({tuple(p) for p in powers}) == len(powers) == math.comb(d + degree, degree)
     for j, k in enumerate(powers):
         k0 = degree - k.sum()
@@ -174,12 +176,12 @@ def test_feature_map_powers_and_weights_from_multinomial_theorem(d, degree, rng)
 
 def test_feature_count_matches_lecture_formula():
     for d in [1, 2, 10, 100]:
-        assert K.n_polynomial_features(d, 2) == (d + 2) * (d + 1) // 2
-    assert K.n_polynomial_features(3, 2, coef0=0.0) == 6  # x1^2, x2^2, x3^2 and three cross terms
+        assert PM.n_polynomial_features(d, 2) == (d + 2) * (d + 1) // 2
+    assert PM.n_polynomial_features(3, 2, coef0=0.0) == 6  # x1^2, x2^2, x3^2 and three cross terms
 
 
 def test_feature_map_without_constant_drops_lower_degrees():
-    Phi, powers = K.polynomial_feature_map([[1.0, 2.0, 3.0]], 2, coef0=0.0, return_powers=True)
+    Phi, powers = PM.polynomial_feature_map([[1.0, 2.0, 3.0]], 2, coef0=0.0, return_powers=True)
     assert np.all(powers.sum(axis=1) == 2)
     assert Phi.shape == (1, 6)
 
@@ -192,40 +194,40 @@ def test_combinators_match_their_formulas(rng):
     Y = rng.standard_normal((6, 3))
     k1 = K.rbf_kernel
     k2 = lambda A, B=None: K.polynomial_kernel(A, B, degree=2)  # noqa: E731
-    assert_allclose(K.sum_kernel(k1, k2)(X, Y), k1(X, Y) + k2(X, Y), rtol=1e-14)
-    assert_allclose(K.scaled_kernel(k2, 2.5)(X, Y), 2.5 * k2(X, Y), rtol=1e-14)
-    assert_allclose(K.product_kernel(k1, k2)(X, Y), k1(X, Y) * k2(X, Y), rtol=1e-14)
+    assert_allclose(R.sum_kernel(k1, k2)(X, Y), k1(X, Y) + k2(X, Y), rtol=1e-14)
+    assert_allclose(R.scaled_kernel(k2, 2.5)(X, Y), 2.5 * k2(X, Y), rtol=1e-14)
+    assert_allclose(R.product_kernel(k1, k2)(X, Y), k1(X, Y) * k2(X, Y), rtol=1e-14)
     expected = naive_gram(
         lambda x, z: k2([x], [z])[0, 0] / math.sqrt(k2([x], [x])[0, 0] * k2([z], [z])[0, 0]), X, Y
     )
-    assert_allclose(K.normalized_kernel(k2)(X, Y), expected, rtol=1e-13)
-    assert_allclose(np.diag(K.normalized_kernel(k2)(X)), 1.0, rtol=1e-14)
+    assert_allclose(R.normalized_kernel(k2)(X, Y), expected, rtol=1e-13)
+    assert_allclose(np.diag(R.normalized_kernel(k2)(X)), 1.0, rtol=1e-14)
 
 
 def test_combinators_have_the_feature_maps_of_the_lecture(rng):
     """Rules 1-4 through explicit maps: stacked, scaled, tensor product, normalised."""
     X = rng.standard_normal((8, 2))
-    P1 = K.polynomial_feature_map(X, 2)
-    P2 = K.polynomial_feature_map(X, 3, coef0=0.5)
+    P1 = PM.polynomial_feature_map(X, 2)
+    P2 = PM.polynomial_feature_map(X, 3, coef0=0.5)
     k1 = lambda A, B=None: K.polynomial_kernel(A, B, degree=2)  # noqa: E731
     k2 = lambda A, B=None: K.polynomial_kernel(A, B, degree=3, coef0=0.5)  # noqa: E731
     stacked = np.hstack([P1, P2])
-    assert_allclose(K.sum_kernel(k1, k2)(X), stacked @ stacked.T, rtol=1e-12)
-    assert_allclose(K.scaled_kernel(k1, 4.0)(X), (2 * P1) @ (2 * P1).T, rtol=1e-12)
+    assert_allclose(R.sum_kernel(k1, k2)(X), stacked @ stacked.T, rtol=1e-12)
+    assert_allclose(R.scaled_kernel(k1, 4.0)(X), (2 * P1) @ (2 * P1).T, rtol=1e-12)
     tensor = np.einsum("ia,ib->iab", P1, P2).reshape(len(X), -1)
-    assert_allclose(K.product_kernel(k1, k2)(X), tensor @ tensor.T, rtol=1e-12)
+    assert_allclose(R.product_kernel(k1, k2)(X), tensor @ tensor.T, rtol=1e-12)
     unit = P1 / np.linalg.norm(P1, axis=1, keepdims=True)
-    assert_allclose(K.normalized_kernel(k1)(X), unit @ unit.T, rtol=1e-12)
+    assert_allclose(R.normalized_kernel(k1)(X), unit @ unit.T, rtol=1e-12)
 
 
 def test_combinator_errors():
     with pytest.raises(ValueError, match="alpha must be > 0"):
-        K.scaled_kernel(K.linear_kernel, -1.0)
+        R.scaled_kernel(K.linear_kernel, -1.0)
     with pytest.raises(ValueError, match="k1 must be a kernel function"):
-        K.sum_kernel(3.0, K.linear_kernel)
+        R.sum_kernel(3.0, K.linear_kernel)
     with pytest.raises(ValueError, match=r"k\(x, x\) > 0"):
-        K.normalized_kernel(K.linear_kernel)([[0.0, 0.0], [1.0, 1.0]])
-    assert "sum_kernel(linear_kernel, rbf_kernel)" == repr(K.sum_kernel(K.linear_kernel, K.rbf_kernel))
+        R.normalized_kernel(K.linear_kernel)([[0.0, 0.0], [1.0, 1.0]])
+    assert "sum_kernel(linear_kernel, rbf_kernel)" == repr(R.sum_kernel(K.linear_kernel, K.rbf_kernel))
 
 
 # --- properties -------------------------------------------------------------------------
@@ -265,9 +267,11 @@ DATA_FUNCTIONS = {
     "exponential_kernel": K.exponential_kernel,
     "sigmoid_kernel": K.sigmoid_kernel,
     "squared_distances": K.squared_distances,
-    "polynomial_feature_map": lambda X: K.polynomial_feature_map(X, 2),
-    "sum_kernel": K.sum_kernel(K.linear_kernel, K.rbf_kernel),
-    "normalized_kernel": K.normalized_kernel(K.rbf_kernel),
+    "polynomial_feature_map": lambda X: PM.polynomial_feature_map(X, 2),
+    "sum_kernel": R.sum_kernel(K.linear_kernel, K.rbf_kernel),
+    "normalized_kernel": R.normalized_kernel(K.rbf_kernel),
+    "make_kernel('rbf')": K.make_kernel("rbf", gamma=0.5),
+    "make_kernel('poly')": K.make_kernel("poly", degree=2),
 }
 BAD_DATA = [
     ([1.0, 2.0], "Expected 2D array"),
@@ -306,8 +310,8 @@ BAD_PARAMS = [
     (K.polynomial_kernel, {"degree": 2.5}, "degree must be an integer >= 1"),
     (K.polynomial_kernel, {"degree": True}, "degree must be an integer >= 1"),
     (K.polynomial_kernel, {"gamma": -2.0}, "gamma must be > 0"),
-    (K.polynomial_feature_map, {"degree": 0}, "degree must be an integer >= 1"),
-    (K.polynomial_feature_map, {"degree": 2, "coef0": -1.0}, "coef0 must be >= 0"),
+    (PM.polynomial_feature_map, {"degree": 0}, "degree must be an integer >= 1"),
+    (PM.polynomial_feature_map, {"degree": 2, "coef0": -1.0}, "coef0 must be >= 0"),
 ]
 
 
@@ -319,9 +323,9 @@ def test_bad_parameters_are_rejected(function, params, message):
 
 def test_n_polynomial_features_rejects_bad_sizes():
     with pytest.raises(ValueError, match="n_features must be a positive integer"):
-        K.n_polynomial_features(0, 2)
+        PM.n_polynomial_features(0, 2)
     with pytest.raises(ValueError, match="degree"):
-        K.n_polynomial_features(3, 0)
+        PM.n_polynomial_features(3, 0)
 
 
 @pytest.mark.parametrize("name", DATA_FUNCTIONS)
@@ -339,3 +343,119 @@ def test_inputs_are_never_modified(name, rng):
 def test_integer_and_list_inputs_are_accepted():
     assert_allclose(K.linear_kernel([[1, 2]], [[3, 4]]), [[11.0]])
     assert K.rbf_kernel(np.ones((2, 2), dtype=np.float32)).dtype == np.float64
+
+
+# --- the protocol: k(A, B=None, out=None) for every kernel make_kernel returns ---------------
+
+
+def _user_kernel(X, Y):  # a user's function: no out, returns a new array
+    return (X @ Y.T + 1.0) ** 2
+
+
+def _user_kernel_with_out(X, Y, out=None):  # a user's function that writes into out
+    return np.matmul(X, Y.T, out=out)
+
+
+PROTOCOL_KERNELS = {
+    **{name: K.make_kernel(name, gamma=0.3, degree=2, coef0=0.5) for name in K.KERNELS},
+    "callable": K.make_kernel(_user_kernel),
+    "callable with out": K.make_kernel(_user_kernel_with_out),
+    "sum": K.make_kernel(R.sum_kernel(K.linear_kernel, K.rbf_kernel)),
+    "scaled": R.scaled_kernel(K.make_kernel("rbf", gamma=0.3), 2.0),
+    "product": R.product_kernel(K.linear_kernel, K.make_kernel("poly")),
+    "normalized": R.normalized_kernel(K.make_kernel("poly", degree=2)),
+}
+
+
+@pytest.mark.parametrize("name", PROTOCOL_KERNELS)
+def test_every_kernel_honours_out(name, rng):
+    k = PROTOCOL_KERNELS[name]
+    assert isinstance(k, K.Kernel)
+    A, B = rng.normal(size=(7, 3)), rng.normal(size=(11, 3))
+    for args, shape in [((A, B), (7, 11)), ((A,), (7, 7)), ((A, A), (7, 7))]:
+        expected = k(*args)
+        out = np.full(shape, np.nan)
+        assert k(*args, out=out) is out
+        assert_array_equal(out, expected)
+    with pytest.raises(ValueError, match="shape"):
+        k(A, B, out=np.empty((7, 10)))
+
+
+def test_a_user_function_is_wrapped_and_checked(rng):
+    A, B = rng.normal(size=(4, 2)), rng.normal(size=(5, 2))
+    k = K.make_kernel(_user_kernel)
+    assert_array_equal(k(A, B), _user_kernel(A, B))
+    assert K.make_kernel(k) is k  # a Kernel is returned as it is
+    with pytest.raises(ValueError, match="shape"):
+        K.make_kernel(lambda X, Y: X @ X.T)(A, B)
+    with pytest.raises(ValueError, match="NaN"):
+        K.make_kernel(lambda X, Y: np.full((len(X), len(Y)), np.nan))(A, B)
+
+
+def _rbf_bound(A, B, gamma):
+    """Rounding of rbf_kernel and of the block: a few eps relative to each distance
+    (the guard recomputes the cancelling ones) times gamma ||a - b||^2, plus exp's."""
+    d2 = K.squared_distances(A, B)
+    return np.finfo(float).eps * (8 * gamma * d2 / K._CANCELLATION + 4)
+
+
+@pytest.mark.parametrize("gamma", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("shift", [0.0, 5.0, 1e4])
+def test_rbf_block_is_the_rbf_kernel_to_rounding(gamma, shift):
+    X = np.random.default_rng(3).normal(size=(60, 4)) * 0.3 + shift
+    X[7] = X[3] + 1e-9  # nearly equal points: the subtraction cancels
+    exact = K.rbf_kernel(X, gamma=gamma)
+    k = K.RBFBlock(gamma, X)
+    rows = np.array([3, 7, 0, 59])
+    assert np.all(np.abs(k(X[rows], X) - exact[rows]) <= _rbf_bound(X[rows], X, gamma))
+    assert np.abs(k(X[rows], X) - exact[rows]).max() <= 1e-12
+    Y = X[10:25]  # other points than X: their extended form is made at the call
+    assert np.abs(k(X[:5], Y) - exact[:5, 10:25]).max() <= 1e-12
+    assert_array_equal(k(X), exact)  # the square Gram matrix is rbf_kernel's, symmetric
+    assert K.make_kernel("rbf", gamma=gamma).__class__ is K.RBFBlock
+
+
+@pytest.mark.parametrize("shift", [0.0, 1e3, 1e6])
+def test_rbf_block_is_exact_on_duplicate_points(shift):
+    X = np.random.default_rng(5).normal(size=(30, 3)) + shift
+    A = X[[4, 4, 17, 0]]  # copies, not X itself: the rectangular formula
+    K_block = K.make_kernel("rbf", gamma=0.7)(A, X)
+    assert K_block[0, 4] == K_block[1, 4] == K_block[2, 17] == K_block[3, 0] == 1.0
+    assert np.all(K_block <= 1.0) and np.all(K_block >= 0.0)
+
+
+def test_rbf_block_hand_checkable_and_bad_input():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+    Kb = K.RBFBlock(0.5)(X[:2], X)
+    assert_allclose(Kb[0], [1.0, np.exp(-0.5), np.exp(-2.0)], rtol=1e-15)
+    assert_allclose(Kb[1, 2], np.exp(-2.5), rtol=1e-15)
+    assert repr(K.RBFBlock(0.5)) == "rbf_kernel(gamma=0.5)"
+    with pytest.raises(ValueError, match="gamma"):
+        K.RBFBlock(0.0)
+    with pytest.raises(ValueError, match="3 features per row but Y has 2"):
+        K.RBFBlock(0.5, X)(np.ones((1, 3)), X)
+    k = K.RBFBlock(0.5, X)  # X kept: A is still checked, NaN and infinity refused
+    for bad, message in [([[np.nan, 0.0]], "NaN"), (np.array([[np.inf, 0.0]]), "infinity")]:
+        with pytest.raises(ValueError, match=message):
+            k(np.asarray(bad, dtype=float), X)
+
+
+@pytest.mark.parametrize("n_columns", [0, 1, 7, 1000, 2**21, 10**9])
+@pytest.mark.parametrize("itemsize", [1, 8])
+def test_block_rows_is_at_least_one_and_within_the_budget(n_columns, itemsize):
+    rows = K.block_rows(n_columns, itemsize)
+    assert rows >= 1
+    one_row = itemsize * max(n_columns, 1)
+    if one_row <= K._BLOCK_BYTES:
+        assert rows * one_row <= K._BLOCK_BYTES < (rows + 1) * one_row
+    else:
+        assert rows == 1
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "8"])
+def test_block_rows_rejects_bad_sizes(bad):
+    with pytest.raises(ValueError, match="n_columns"):
+        K.block_rows(bad)
+    with pytest.raises(ValueError, match="itemsize"):
+        K.block_rows(10, itemsize=0 if bad == -1 else bad)
+

@@ -6,7 +6,8 @@ from assignments.checks import call, check, in_random_order, typename
 from assignments.checks import number as finite_number
 from ksvm.ascent import rho1 as reference_rho1
 from ksvm.ascent import rho1_explicit
-from ksvm.kernels import linear_kernel, polynomial_feature_map, polynomial_kernel, rbf_kernel
+from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
+from ksvm.polynomial_map import polynomial_feature_map
 
 ASSIGNMENT = "04_rho1"
 

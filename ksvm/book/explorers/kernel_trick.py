@@ -11,7 +11,7 @@ the plane's preimage is a conic.
 import numpy as np
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from ksvm.kernels import polynomial_feature_map
+from ksvm.polynomial_map import polynomial_feature_map
 from ksvm.smo import SoftMarginSVC
 
 from ..explore import Explorer
