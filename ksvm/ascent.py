@@ -61,7 +61,7 @@ from ._validation import (
     one_of,
     optional,
 )
-from .base import BaseKernelClassifier
+from .base import BaseKernelClassifier, Solution
 from .primal import is_linearly_separable
 from .smo import dual_objective, smo
 
@@ -699,7 +699,7 @@ class GradientAscentSVC(BaseKernelClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_, dual_coef_, coef_
+    classes_, n_features_in_, support_, support_vectors_, dual_coef_, coef_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`): ``dual_coef_``
         holds ``alpha_i y_i`` of the support vectors (``alpha_i > 0``).
     intercept_ : ndarray of shape (1,)
@@ -767,16 +767,11 @@ class GradientAscentSVC(BaseKernelClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Solve the hard-margin dual (7) for ``X`` and two-class labels ``y``.
+    _psd_reason = "the hard-margin dual (7) is concave only for a PSD kernel."
 
-        Returns
-        -------
-        self : GradientAscentSVC
-        """
-        p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        self._check_kernel_psd(K, "the hard-margin dual (7) is concave only for a PSD kernel.")
+    def _solve(self, K, y_pm, params):
+        """Solve the hard-margin dual (7) for the Gram matrix ``K``; choose the bias."""
+        p = params
         _require_separable(K, y_pm)
         if p["solver"] == "ascent":
             result = weighted_ascent(
@@ -796,8 +791,7 @@ class GradientAscentSVC(BaseKernelClassifier):
         self.standard_bias_ = standard_bias(K, y_pm, alpha)
         self.variability_bias_ = variability_bias(K, y_pm, alpha, p["reading"])
         chosen = self.standard_bias_ if p["bias"] == "standard" else self.variability_bias_
-        self._set_solution(alpha * y_pm, chosen, result.n_iter, result.converged)
         self.class_variability_ = np.array(class_variability(K, y_pm))
         self.variability_index_ = _index(*self.class_variability_)
         self.dual_objective_ = result.objective
-        return self
+        return Solution(alpha * y_pm, chosen, result.n_iter, result.converged)

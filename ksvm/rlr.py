@@ -507,7 +507,7 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_
+    classes_, n_features_in_, support_, support_vectors_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
         point is a support vector.
     dual_coef_ : ndarray of shape (1, n_samples)
@@ -560,20 +560,14 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Minimise (9) for ``X`` and two-class labels ``y``.
-
-        Returns
-        -------
-        self : KernelLogisticRegression
-        """
-        p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        # The solver refuses a K that is not PSD (one factorisation): no second test here.
-        result = _SOLVERS[p["solver"]](K, y_pm, p["lam"], tol=p["tol"], max_iter=p["max_iter"])
-        self._set_weights(result.c, result.b, result.n_iter, result.converged)
+    def _solve(self, K, y_pm, params):
+        """Minimise (9) for the Gram matrix ``K``.  The solver refuses a ``K`` that is
+        not PSD (one factorisation): no second test here."""
+        result = _SOLVERS[params["solver"]](
+            K, y_pm, params["lam"], tol=params["tol"], max_iter=params["max_iter"]
+        )
         self.objective_ = result.objective
-        return self
+        return self._example_weights(result.c, result.b, result.n_iter, result.converged)
 
     def predict_proba(self, X):
         """Probabilities of the two classes, ``[1 - g(f(x)), g(f(x))]``.

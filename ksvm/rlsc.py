@@ -384,7 +384,7 @@ class RLSClassifier(ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_
+    classes_, n_features_in_, support_, support_vectors_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
         point is a support vector.
     dual_coef_ : ndarray of shape (1, n_samples)
@@ -434,19 +434,12 @@ class RLSClassifier(ExampleWeightsClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Solve the bordered system for ``X`` and two-class labels ``y``.
+    _psd_reason = "RLSC needs a PSD kernel for (6) to be convex."
 
-        Returns
-        -------
-        self : RLSClassifier
-        """
-        p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        self._check_kernel_psd(K, "RLSC needs a PSD kernel for (6) to be convex.")
-        if p["solver"] == "direct":
-            result = rlsc_direct(K, y_pm, p["lam"])
+    def _solve(self, K, y_pm, params):
+        """Solve the bordered system (7) for the Gram matrix ``K``."""
+        if params["solver"] == "direct":
+            result = rlsc_direct(K, y_pm, params["lam"])
         else:
-            result = rlsc_cg(K, y_pm, p["lam"], tol=p["tol"], max_iter=p["max_iter"])
-        self._set_weights(result.c, result.b, result.n_iter, result.converged)
-        return self
+            result = rlsc_cg(K, y_pm, params["lam"], tol=params["tol"], max_iter=params["max_iter"])
+        return self._example_weights(result.c, result.b, result.n_iter, result.converged)
