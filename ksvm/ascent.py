@@ -56,6 +56,7 @@ from ._validation import (
     check_integer,
     check_matrix,
     check_positive,
+    check_positive_integer,
     check_unit_interval,
     encode_binary_labels,
     one_of,
@@ -403,9 +404,7 @@ def class_biases(K, y, alpha, reading="margin"):
     ((-2.0, -2.0), (-3.0, -1.0))
     """
     F, y_pm = _outputs(K, y, alpha)
-    shift = {"margin": 1.0, "boundary": 0.0}.get(reading)
-    if shift is None:
-        raise ValueError(f"reading must be 'margin' or 'boundary', got {reading!r}.")
+    shift = {"margin": 1.0, "boundary": 0.0}[one_of("margin", "boundary")(reading, "reading")]
     return float(shift - F[y_pm > 0].min()), float(-shift - F[y_pm < 0].max())
 
 
@@ -585,8 +584,7 @@ def weighted_ascent(
     rho = check_positive(rho, "rho")
     tol = check_positive(tol, "tol")
     max_iter = check_integer(max_iter, "max_iter")
-    if nonnegative not in ("clip", "none"):
-        raise ValueError(f"nonnegative must be 'clip' or 'none', got {nonnegative!r}.")
+    nonnegative = one_of("clip", "none")(nonnegative, "nonnegative")
     weight = _check_weight(weight, "weight")
     w1 = {"rho1": lambda: rho1(K, y_pm), "equal": lambda: 0.5}.get(weight, lambda: weight)()
     if check_separable:
@@ -748,7 +746,7 @@ class GradientAscentSVC(BaseKernelClassifier):
         "bias": one_of("standard", "variability"),
         "reading": one_of("margin", "boundary"),
         "tol": optional(check_positive),
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
     }
 
     def __init__(

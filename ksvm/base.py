@@ -40,6 +40,7 @@ from ._validation import (
     check_gamma,
     check_gram,
     encode_binary_labels,
+    validate_parameters,
 )
 from .columns import KernelColumns, RBFBlock
 from .kernels import KERNELS, make_kernel, resolve_gamma
@@ -163,7 +164,7 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         params : dict
             The validated values by name (``None`` kept where it means a default).
         """
-        return {name: check(getattr(self, name), name) for name, check in self._parameters.items()}
+        return validate_parameters(self._parameters, vars(self))
 
     def _validate_training_data(self, X, y):
         """Validate the training data; set ``classes_``; return ``(X, y_pm)``,

@@ -60,7 +60,14 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import check_gram_labels_lam, check_integer, check_positive, one_of, optional
+from ._validation import (
+    check_gram_labels,
+    check_integer,
+    check_positive,
+    check_positive_integer,
+    one_of,
+    optional,
+)
 from .base import BaseKernelClassifier, ExampleWeightsClassifier
 from .linalg import cholesky
 from .mercer import require_psd
@@ -183,7 +190,8 @@ def rlr_objective(K, y, lam, c, b):
     >>> round(rlr_objective(np.eye(2), [-1, 1], 1.0, [0.0, 0.0], 0.0), 6)  # 2 log 2
     1.386294
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     return rlr_loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[0]
 
 
@@ -206,7 +214,8 @@ def rlr_gradient(K, y, lam, c, b):
     >>> gc, gb
     (array([ 0.5, -0.5]), -0.0)
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     return rlr_loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:3]
 
 
@@ -238,7 +247,8 @@ def rlr_lipschitz(K, lam):
 
 
 def _setup(K, y, lam, tol, max_iter, default_max_iter):
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     require_psd(K, "Kernel logistic regression needs a PSD kernel for (9) to be convex.")
     tol = check_positive(tol, "tol")
     max_iter = check_integer(default_max_iter if max_iter is None else max_iter, "max_iter")
@@ -544,7 +554,7 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
         "lam": check_positive,
         "solver": one_of("newton", "lbfgs", "gd"),
         "tol": check_positive,
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
     }
 
     def __init__(

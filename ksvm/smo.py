@@ -59,6 +59,7 @@ from ._validation import (
     check_C,
     check_gram,
     check_integer,
+    check_nonnegative_integer,
     check_positive,
     encode_binary_labels,
     one_of,
@@ -771,9 +772,9 @@ class SoftMarginSVC(BaseKernelClassifier):
 
     _parameters = {
         **BaseKernelClassifier._parameters,
-        "C": lambda value, name: check_C(value),
+        "C": check_C,
         "tol": check_positive,
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=0)),
+        "max_iter": optional(check_nonnegative_integer),
         "selection": one_of("second-order", "mvp"),
         "shrinking": check_bool,
         "keep_history": check_bool,

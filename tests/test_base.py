@@ -7,6 +7,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import ksvm
 from ksvm import (
     GradientAscentSVC,
     KernelLogisticRegression,
@@ -244,3 +245,46 @@ def test_fit_is_the_base_class_s_and_every_estimator_solves_through_a_hook():
                 KernelLogisticRegression, GradientAscentSVC]:
         assert cls.fit is BaseKernelClassifier.fit
         assert "_solve" in vars(cls)
+
+
+# --- one set of validators, each (value, name), for estimators, functions and transformers ----
+
+
+def test_every_single_value_validator_takes_value_and_name():
+    import inspect
+
+    from ksvm import _validation
+
+    single = [name for name in _validation.__all__ if name.startswith("check_")
+              and name not in ("check_pair", "check_gram_labels", "check_matrix_labels")]
+    for name in single:
+        parameters = list(inspect.signature(getattr(_validation, name)).parameters)
+        assert parameters[1] == "name", name
+    assert _validation.check_C(2, "C") == 2.0
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        _validation.check_C(-1.0, "lam")
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ksvm.primal.primal_qp([[0.0], [1.0]], [0, 1], tol=-1.0), "tol must be > 0"),
+        (lambda: ksvm.primal.primal_hinge([[0.0], [1.0]], [0, 1], max_iter=0), "max_iter must be an integer >= 1"),
+        (lambda: ksvm.primal.is_linearly_separable([[0.0], [1.0]], [0, 1, 1]), "X has 2 rows but y has 3 labels"),
+        (lambda: ksvm.ascent.weighted_ascent(np.eye(2), [0, 1], nonnegative="abs"), "nonnegative must be one of 'clip', 'none'"),
+        (lambda: ksvm.ascent.class_biases(np.eye(2), [0, 1], [1.0, 1.0], reading="edge"), "reading must be one of 'margin', 'boundary'"),
+        (lambda: ksvm.rlsc.rlsc_direct(np.eye(2), [0, 1], lam=0.0), "lam must be > 0"),
+        (lambda: ksvm.rlr.rlr_newton(np.eye(2), [0, 1], lam=-1.0), "lam must be > 0"),
+        (lambda: ksvm.features.NystroemFeatures(whiten="yes").fit(np.eye(3)), "whiten must be True or False"),
+        (lambda: ksvm.features.RandomFourierFeatures(n_components=0).fit(np.eye(3)), "n_components must be an integer >= 1"),
+        (lambda: ksvm.features.RandomFourierFeatures(gamma="wide").fit(np.eye(3)), "gamma must be 'scale', 'auto'"),
+    ],
+)
+def test_functions_and_transformers_check_their_arguments_with_the_same_validators(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_transformers_check_their_parameters_before_the_data():
+    with pytest.raises(ValueError, match="n_components"):
+        ksvm.features.RandomFourierFeatures(n_components=-1).fit("not an array")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_integer, check_positive, one_of, optional
+from .._validation import check_positive, check_positive_integer, one_of, optional
 from ..base import BaseKernelClassifier, Solution
 from ..columns import KernelColumns
 from .fixed_point import lsvm_kernel, lsvm_linear
@@ -122,7 +122,7 @@ class LagrangianSVC(BaseKernelClassifier):
         "solver": one_of("auto", "newton", "fixed-point"),
         "alpha": optional(check_positive),
         "tol": optional(check_positive),
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
         "cache_size": check_positive,
     }
 
