@@ -179,7 +179,8 @@ def check_C(value, name="C"):
     >>> check_C(np.inf)
     inf
     """
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and value == np.inf:
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if real and value == np.inf:
         return float(value)
     return check_positive(value, name)
 

@@ -185,7 +185,9 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_gram(self, X):
         """The Gram matrix of the training points (``X`` itself if precomputed),
-        refused if the solver needs it PSD (``_psd_reason``) and it is not (:func:`ksvm.mercer.require_psd`; :meth:`_needs_psd_check`)."""
+        refused (:func:`ksvm.mercer.require_psd`) if the solver needs it PSD
+        (``_psd_reason``), the kernel is not PSD by theory (:meth:`_needs_psd_check`)
+        and the matrix is not."""
         if self.kernel == "precomputed":
             K = X
         else:

@@ -265,21 +265,29 @@ def test_every_single_value_validator_takes_value_and_name():
         _validation.check_C(-1.0, "lam")
 
 
-@pytest.mark.parametrize(
-    "call, message",
-    [
-        (lambda: ksvm.primal.primal_qp([[0.0], [1.0]], [0, 1], tol=-1.0), "tol must be > 0"),
-        (lambda: ksvm.primal.primal_hinge([[0.0], [1.0]], [0, 1], max_iter=0), "max_iter must be an integer >= 1"),
-        (lambda: ksvm.primal.is_linearly_separable([[0.0], [1.0]], [0, 1, 1]), "X has 2 rows but y has 3 labels"),
-        (lambda: ksvm.ascent.weighted_ascent(np.eye(2), [0, 1], nonnegative="abs"), "nonnegative must be one of 'clip', 'none'"),
-        (lambda: ksvm.ascent.class_biases(np.eye(2), [0, 1], [1.0, 1.0], reading="edge"), "reading must be one of 'margin', 'boundary'"),
-        (lambda: ksvm.rlsc.rlsc_direct(np.eye(2), [0, 1], lam=0.0), "lam must be > 0"),
-        (lambda: ksvm.rlr.rlr_newton(np.eye(2), [0, 1], lam=-1.0), "lam must be > 0"),
-        (lambda: ksvm.features.NystroemFeatures(whiten="yes").fit(np.eye(3)), "whiten must be True or False"),
-        (lambda: ksvm.features.RandomFourierFeatures(n_components=0).fit(np.eye(3)), "n_components must be an integer >= 1"),
-        (lambda: ksvm.features.RandomFourierFeatures(gamma="wide").fit(np.eye(3)), "gamma must be 'scale', 'auto'"),
-    ],
-)
+BAD_ARGUMENTS = {
+    "primal_qp tol": (lambda: ksvm.primal.primal_qp([[0.0], [1.0]], [0, 1], tol=-1.0),
+                      "tol must be > 0"),
+    "primal_hinge max_iter": (lambda: ksvm.primal.primal_hinge([[0.0], [1.0]], [0, 1], max_iter=0),
+                              "max_iter must be an integer >= 1"),
+    "labels per row": (lambda: ksvm.primal.is_linearly_separable([[0.0], [1.0]], [0, 1, 1]),
+                       "X has 2 rows but y has 3 labels"),
+    "nonnegative": (lambda: ksvm.ascent.weighted_ascent(np.eye(2), [0, 1], nonnegative="abs"),
+                    "nonnegative must be one of 'clip', 'none'"),
+    "reading": (lambda: ksvm.ascent.class_biases(np.eye(2), [0, 1], [1.0, 1.0], reading="edge"),
+                "reading must be one of 'margin', 'boundary'"),
+    "rlsc lam": (lambda: ksvm.rlsc.rlsc_direct(np.eye(2), [0, 1], lam=0.0), "lam must be > 0"),
+    "rlr lam": (lambda: ksvm.rlr.rlr_newton(np.eye(2), [0, 1], lam=-1.0), "lam must be > 0"),
+    "whiten": (lambda: ksvm.features.NystroemFeatures(whiten="yes").fit(np.eye(3)),
+               "whiten must be True or False"),
+    "n_components": (lambda: ksvm.features.RandomFourierFeatures(n_components=0).fit(np.eye(3)),
+                     "n_components must be an integer >= 1"),
+    "gamma": (lambda: ksvm.features.RandomFourierFeatures(gamma="wide").fit(np.eye(3)),
+              "gamma must be 'scale', 'auto'"),
+}
+
+
+@pytest.mark.parametrize("call, message", BAD_ARGUMENTS.values(), ids=BAD_ARGUMENTS)
 def test_functions_and_transformers_check_their_arguments_with_the_same_validators(call, message):
     with pytest.raises(ValueError, match=message):
         call()
