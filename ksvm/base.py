@@ -247,16 +247,23 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.array([float(s.intercept)])
         self.n_iter_ = int(s.n_iter)
         self.converged_ = bool(s.converged)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        elif self.kernel == "linear" and isinstance(X, np.ndarray) and self.support_.size == len(X):
-            self.support_vectors_ = X.view()
-            self.support_vectors_.flags.writeable = False
-        else:
-            self.support_vectors_ = X[self.support_]
+        self.support_vectors_ = self._support_rows(X)
         if self.kernel == "linear":
             w = self.dual_coef_[0] @ self.support_vectors_ if s.coef is None else s.coef
             self.coef_ = np.asarray(w, dtype=np.float64)[None, :]
+
+    def _support_rows(self, X):
+        """``X[support_]``: a copy (``np.take``, faster than fancy indexing on a large
+        ``X``), a read-only view where a linear model keeps every row, lazy on Dask."""
+        if self.kernel == "precomputed":
+            return np.empty((0, 0))
+        if not isinstance(X, np.ndarray):  # a Dask array: support_ is lazy, so are its rows
+            return X[self.support_]
+        if self.kernel == "linear" and self.support_.size == len(X):
+            rows = X.view()
+            rows.flags.writeable = False
+            return rows
+        return np.take(X, self.support_, axis=0)
 
     # --- using the fitted model ------------------------------------------------
 
