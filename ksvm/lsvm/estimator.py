@@ -27,6 +27,9 @@ class LagrangianSVC(BaseKernelClassifier):
     (:func:`free_kept_memory`); the fixed point, a callable, 'sigmoid' and
     'precomputed' use the whole ``m x m`` matrix.  The decision function is
     ``K([x' -1], G') D u``; for the linear kernel that is ``x'w - gamma``.
+    With the linear kernel, ``fit``, ``decision_function`` and ``predict`` also
+    take a Dask array chunked by rows, solved block by block
+    (:mod:`ksvm.lsvm.dask`).
 
     Parameters
     ----------
