@@ -64,7 +64,7 @@ def run_linear(solver, m, nu_times_m, seed, threads=1, repeat=3):
 
     def fit():
         if solver == "lsvm":
-            r = lsvm_linear(X, y, nu, itmax=1000, tol=1e-5)
+            r = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-5)
             return r.w, -r.gamma, r.n_iter
         if solver == "lsvm-newton":
             r = lsvm_linear_newton(X, y, nu)
@@ -102,7 +102,7 @@ def run_kernel(solver, m, seed):
     gamma, nu = 100.0, 10.0  # SVC's C = nu / 2 weighs the (unsquared) slacks comparably
     start = time.perf_counter()
     if solver == "lsvm":
-        r = lsvm_kernel(kernels.rbf_kernel(X, gamma=gamma), y, nu, itmax=100_000, tol=1e-5)
+        r = lsvm_kernel(kernels.rbf_kernel(X, gamma=gamma), y, nu, max_iter=100_000, tol=1e-5)
         f = kernels.rbf_kernel(X_test, X, gamma=gamma) @ (y * r.u)
         it = r.n_iter
     else:

@@ -1,6 +1,6 @@
 """The linear LSVM on Dask (ksvm.lsvm_dask): out of core at 1e8 points, Nystroem at 1e7.
 
-Part ``out-of-core``: ``make_chunked('linear_large', m, n_features=10)`` (the
+Part ``out-of-core``: ``ksvm.lsvm.dask_data.make_chunked('linear_large', m, n_features=10)`` (the
 distribution of ``make_linear_large``, chunk k drawn from the seed sequence
 (seed, k)) written once to a Zarr group under ``--data`` (8 GB at m = 1e8; the
 write is skipped when a finished group with the same seed, size and chunking is
@@ -67,8 +67,8 @@ def worker_peak_bytes():
 class Progress:
     """One line redrawn after every pass: passes, iteration, ||u^{i+1} - u^i||, time per pass."""
 
-    def __init__(self, label, itmax):
-        self.label, self.itmax = label, itmax
+    def __init__(self, label, max_iter):
+        self.label, self.max_iter = label, max_iter
         self.start = self.last = time.perf_counter()
         self.times = []
 
@@ -76,7 +76,7 @@ class Progress:
         now = time.perf_counter()
         self.times.append(now - self.last)
         self.last = now
-        done = min(1.0, info["iteration"] / self.itmax)
+        done = min(1.0, info["iteration"] / self.max_iter)
         bar = "#" * int(30 * done) + "-" * (30 - int(30 * done))
         print(
             f"\r  {self.label:<24} [{bar}] pass {info['pass']:>4}  iteration {info['iteration']:>4}"
@@ -111,7 +111,7 @@ def held_out_chunk(kind, m, chunk, seed, **options):
 
 
 def ensure_zarr(client, m, n, chunk, seed, data_dir):
-    from ksvm.datasets import make_chunked, read_zarr, write_zarr
+    from ksvm.lsvm.dask_data import make_chunked, read_zarr, write_zarr
 
     path = Path(data_dir) / f"linear_large_m{m}_n{n}_seed{seed}.zarr"
     expect = {"kind": "linear_large", "n_samples": m, "n_features": n, "chunk_size": chunk,
@@ -131,16 +131,16 @@ def ensure_zarr(client, m, n, chunk, seed, data_dir):
     return path, seconds
 
 
-def solve_dask(client, A, y, solver, nu, itmax, X_test, y_test, label, transform=lambda x: x):
+def solve_dask(client, A, y, solver, nu, max_iter, X_test, y_test, label, transform=lambda x: x):
     from ksvm import lsvm_dask
 
     client.restart()  # fresh worker processes: their ru_maxrss is this solve's peak
-    progress = Progress(label, itmax)
+    progress = Progress(label, max_iter)
     start = time.perf_counter()
     if solver == "newton":
-        r = lsvm_dask.lsvm_linear_newton(A, y, nu, itmax=itmax, callback=progress)
+        r = lsvm_dask.lsvm_linear_newton(A, y, nu, max_iter=max_iter, callback=progress)
     else:
-        r = lsvm_dask.lsvm_linear(A, y, nu, itmax=itmax, tol=1e-5, callback=progress)
+        r = lsvm_dask.lsvm_linear(A, y, nu, max_iter=max_iter, tol=1e-5, callback=progress)
     seconds = time.perf_counter() - start
     progress.close()
     peaks = client.run(worker_peak_bytes)
@@ -156,7 +156,7 @@ def solve_dask(client, A, y, solver, nu, itmax, X_test, y_test, label, transform
     return record
 
 
-def solve_in_memory(solver, m, n, chunk, nu, itmax, seed):
+def solve_in_memory(solver, m, n, chunk, nu, max_iter, seed):
     """Run in a fresh process: the numpy arrays, the ksvm.lsvm solver, its peak memory."""
     from ksvm.datasets import linear_large_chunk
     from ksvm.lsvm import lsvm_linear, lsvm_linear_newton
@@ -169,9 +169,9 @@ def solve_in_memory(solver, m, n, chunk, nu, itmax, seed):
     X_test, y_test = held_out_chunk("linear_large", m, chunk, seed, n_features=n)
     start = time.perf_counter()
     if solver == "newton":
-        r = lsvm_linear_newton(X, y, nu, itmax=itmax)
+        r = lsvm_linear_newton(X, y, nu, max_iter=max_iter)
     else:
-        r = lsvm_linear(X, y, nu, itmax=itmax, tol=1e-5)
+        r = lsvm_linear(X, y, nu, max_iter=max_iter, tol=1e-5)
     seconds = time.perf_counter() - start
     return {
         "seconds": seconds, "iterations": r.n_iter, "converged": bool(r.converged),
@@ -182,7 +182,7 @@ def solve_in_memory(solver, m, n, chunk, nu, itmax, seed):
 
 
 def out_of_core(args):
-    from ksvm.datasets import read_zarr
+    from ksvm.lsvm.dask_data import read_zarr
 
     n, chunk, seed = 10, args.chunk, args.seed
     client, cluster = start_client(args)
@@ -198,7 +198,7 @@ def out_of_core(args):
             Xt, yt = held_out_chunk("linear_large", m, chunk, seed, n_features=n)
             for solver in args.solvers if m == args.in_memory_m else args.large_solvers:
                 nu = args.nu_times_m / m
-                rec = solve_dask(client, A, y, solver, nu, args.itmax, Xt, yt,
+                rec = solve_dask(client, A, y, solver, nu, args.max_iter, Xt, yt,
                                  f"dask {solver} m={m:.0e}")
                 rec.update(where="dask-zarr", solver=solver, m=m, n=n, nu=nu, chunk_rows=chunk,
                            data_bytes=8 * m * n + m, worker_memory_limit=args.worker_memory,
@@ -209,7 +209,7 @@ def out_of_core(args):
             m = args.in_memory_m
             nu = args.nu_times_m / m
             rec = in_fresh_process("bench_lsvm_dask", "solve_in_memory",
-                                   (solver, m, n, chunk, nu, args.itmax, seed), threads=1)
+                                   (solver, m, n, chunk, nu, args.max_iter, seed), threads=1)
             rec.update(where="numpy", solver=solver, m=m, n=n, nu=nu, data_bytes=8 * m * n + 8 * m)
             records.append(rec)
             print_record(rec)
@@ -217,7 +217,7 @@ def out_of_core(args):
         return {
             "settings": {"n_features": n, "m": args.m, "in_memory_m": args.in_memory_m,
                      "chunk_rows": chunk, "seed": seed, "large_solvers": args.large_solvers,
-                         "nu_times_m": args.nu_times_m, "itmax": args.itmax,
+                         "nu_times_m": args.nu_times_m, "itmax": args.max_iter,
                          "workers": 2, "threads_per_worker": 1,
                          "worker_memory_limit": args.worker_memory, "test_points": chunk,
                          "zarr_write_seconds": {str(k): v for k, v in writes.items()},
@@ -312,7 +312,7 @@ def exact_and_subsample(X, y, X_test, y_test, nu_times_m, gamma, components, see
 def nystroem(args):
     import dask
 
-    from ksvm.datasets import make_chunked
+    from ksvm.lsvm.dask_data import make_chunked
     from ksvm.lsvm_dask import nystroem_features
 
     m, chunk, seed = args.m, args.chunk, args.seed
@@ -329,7 +329,7 @@ def nystroem(args):
         records = []
         for solver in args.solvers:
             nu = args.nu_times_m / m
-            rec = solve_dask(client, Phi, y, solver, nu, args.itmax, X_test, y_test,
+            rec = solve_dask(client, Phi, y, solver, nu, args.max_iter, X_test, y_test,
                              f"nystroem {solver} m={m:.0e}", transform=nys.transform)
             rec.update(where="dask-generated", method=f"Nystroem per chunk + LSVM ({solver})",
                        solver=solver, m=m, D=args.components, nu=nu, chunk_rows=chunk,
@@ -361,7 +361,7 @@ def main():
     parser.add_argument("--in-memory-m", type=int, default=10_000_000)
     parser.add_argument("--chunk", type=int, default=1_000_000)
     parser.add_argument("--nu-times-m", type=float, default=1000.0)
-    parser.add_argument("--itmax", type=int, default=1000)
+    parser.add_argument("--max-iter", type=int, default=1000)
     parser.add_argument("--solvers", nargs="+", default=["newton", "fixed-point"],
                         choices=["newton", "fixed-point"])
     parser.add_argument("--large-solvers", nargs="+", default=["newton"],

@@ -159,9 +159,9 @@ def run(method, m, D, nu_times_m, seed, n_test):
             record["converged"] = record["iterations"] < clf.max_iter
         else:
             if method.endswith("newton"):
-                r = lsvm_linear_newton(Phi, y, nu, itmax=200)
+                r = lsvm_linear_newton(Phi, y, nu, max_iter=200)
             else:
-                r = lsvm_linear(Phi, y, nu, itmax=10_000, tol=1e-5)
+                r = lsvm_linear(Phi, y, nu, max_iter=10_000, tol=1e-5)
             w, gamma = r.w, r.gamma
             record["iterations"], record["converged"] = r.n_iter, bool(r.converged)
         record["time_solve"] = time.perf_counter() - start - record["time_features"]

@@ -14,7 +14,8 @@ linalg
     The linear algebra the solvers share: the Cholesky factor that names the kernel when it
     fails, and the Sherman-Morrison-Woodbury solve of the linear LSVM.
 datasets
-    Seeded generators and the bundled real sets, labels in {-1, +1}.
+    Seeded generators and the bundled real sets, labels in {-1, +1}; their Dask and
+    Zarr forms are ksvm.lsvm.dask_data (imported on its own: it needs Dask).
 base
     The contract every estimator keeps (fitted attributes, decision function, one table
     of hyper-parameters validated before any work).

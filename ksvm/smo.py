@@ -39,8 +39,10 @@ an iteration needs come from a cache of kernel rows with a memory budget
 and once it has shrunk it works on their active entries only; it is what
 :class:`SoftMarginSVC` uses when the Gram matrix would not fit in its
 ``cache_size``.  The two differ only in where the rows of ``K`` come from:
-the choice of the pair, its step and the test for setting variables aside
-are written once, in ``_ActiveSet``, and both call them.
+the loop (the choice of the pair, its step, the setting aside of variables
+and their return) is written once, :func:`run_smo`, over a provider of rows
+(:class:`GramRows`, :class:`CachedRows`), and both run it; its callback
+shows every pair step (:class:`SMOStep`).
 
 References
 ----------
@@ -51,7 +53,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg.blas import daxpy as _axpy
 from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import (
@@ -65,15 +66,22 @@ from ._validation import (
     one_of,
     optional,
 )
+from ._smo_loop import CachedRows, GramRows, SMOStep, _penalties, run_smo
 from .base import BaseKernelClassifier, Solution
 
-__all__ = ["SMOResult", "smo", "smo_rows", "dual_objective", "kkt_bias", "SoftMarginSVC"]
-
-#: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
-_TAU = 1e-12
-
-#: :func:`smo_rows` shrinks once this fraction of the active variables is out of the race.
-_SHRINK_ROWS = 0.1
+__all__ = [
+    "SMOResult",
+    "smo",
+    "smo_rows",
+    "dual_objective",
+    "kkt_bias",
+    "SoftMarginSVC",
+    # the loop both run, for a caller that watches its steps (ksvm._smo_loop)
+    "run_smo",
+    "SMOStep",
+    "GramRows",
+    "CachedRows",
+]
 
 
 @dataclass
@@ -131,24 +139,6 @@ def dual_objective(alpha, K, y):
     return float(np.sum(alpha) - 0.5 * v @ np.asarray(K, dtype=float) @ v)
 
 
-_EPS = float(np.finfo(np.float64).eps)
-
-
-def _snap(value, C):
-    """Put a multiplier that rounding left a hair outside or inside a bound on it.
-
-    A step that ends at a bound computes, e.g., ``alpha_j - alpha_j`` or
-    ``alpha_i + (C - alpha_i)``, which may miss 0 or C by one rounding error;
-    a multiplier of 1e-17 would then count as a support vector.
-    """
-    scale = 4 * _EPS * (C if C != np.inf else max(1.0, abs(value)))
-    if value <= scale:
-        return 0.0
-    if value >= C - scale:
-        return C
-    return value
-
-
 def kkt_bias(alpha, F, C, up, low):
     """The bias ``b`` of the soft-margin SVM from the KKT conditions.
 
@@ -186,139 +176,6 @@ def kkt_bias(alpha, F, C, up, low):
     if np.isfinite(hi) and np.isfinite(lo):
         return float((hi + lo) / 2)
     return float(hi if np.isfinite(hi) else lo)
-
-
-def _penalties(alpha, pos, C):
-    """Membership of ``I_up`` and ``I_low`` as additive penalties (0 inside,
-    -inf / +inf outside), so that ``F`` restricted to a set is one addition."""
-    in_up = np.where(pos, alpha < C, alpha > 0)
-    in_low = np.where(pos, alpha > 0, alpha < C)
-    return np.where(in_up, 0.0, -np.inf), np.where(in_low, 0.0, np.inf)
-
-
-class _ActiveSet:
-    """SMO on a set of active variables: the choice of the pair and its step.
-
-    :func:`smo` and :func:`smo_rows` differ only in where the rows of ``K``
-    come from; both hand them to these methods.  The state is that of the
-    active variables: the multipliers ``alpha`` and ``F = -y * G`` (copies,
-    updated in place), ``diag``, the diagonal of ``K``, and the membership of
-    ``I_up`` and ``I_low`` (see :func:`_penalties`).  Indices are positions in
-    the active set; ``Ki`` is row ``i`` of ``K`` over the active variables.
-    """
-
-    def __init__(self, alpha, F, pos, diag, C):
-        self.alpha, self.F, self.diag, self.C = alpha, F, diag, C
-        self.is_pos = pos.tolist()  # Python bools: faster in pair_step()
-        self.up_pen, self.low_pen = _penalties(alpha, pos, C)
-        m = alpha.size  # work arrays, reused at every iteration:
-        self.F_up, self.F_low = np.empty(m), np.empty(m)
-        self.score, self.curv = np.empty(m), np.empty(m)
-
-    def violating_pair(self):
-        """``i = argmax F`` over ``I_up``, ``j = argmin F`` over ``I_low``, and
-        the KKT violation ``F_i - F_j``."""
-        F_up, F_low = self.F_up, self.F_low
-        np.add(self.F, self.up_pen, out=F_up)  # -inf outside I_up
-        i = int(np.argmax(F_up))
-        np.add(self.F, self.low_pen, out=F_low)  # +inf outside I_low
-        j = int(np.argmin(F_low))
-        return i, j, F_up[i] - F_low[j]  # the KKT gap m - M
-
-    def out_of_race(self, i, j):
-        """The variables to set aside (shrinking), given the violating pair.
-
-        A multiplier at a bound lies in only one of ``I_up``, ``I_low``.  One
-        in ``I_up`` alone can only be picked as ``i``, which needs the largest
-        ``F`` over ``I_up``; if its ``F`` is below ``min_{I_low} F`` it is out
-        of the race for now.  Likewise for ``I_low`` alone and ``F`` above
-        ``max_{I_up} F``.
-        """
-        F, F_up, F_low = self.F, self.F_up, self.F_low
-        only_up = np.isfinite(self.up_pen) & ~np.isfinite(self.low_pen)
-        only_low = np.isfinite(self.low_pen) & ~np.isfinite(self.up_pen)
-        return (only_up & (F < F_low[j])) | (only_low & (F > F_up[i]))
-
-    def second_order_j(self, i, Ki):
-        """The second index by the second-order rule: the ``t`` in ``I_low``
-        with ``F_t < F_i`` of largest gain ``(F_i - F_t)^2 / a_it``, where
-        ``a_it = K_ii + K_tt - 2 K_it`` is the curvature (at least tau:
-        ``a_ii = 0``, and rounding can make ``a_it <= 0``)."""
-        # the gain (F_i - F_t)^2 / a_it of each t in I_low with F_t < F_i,
-        # 0 for the other t
-        score = self.score
-        np.subtract(self.F[i], self.F_low, out=score)  # -inf outside I_low
-        np.maximum(score, 0.0, out=score)
-        score *= score
-        score /= self.curvature(i, Ki)
-        return int(np.argmax(score))
-
-    def curvature(self, i, Ki):
-        """``a_it = K_ii + K_tt - 2 K_it`` for every ``t``, at least tau."""
-        curv = self.curv
-        np.multiply(Ki, -2.0, out=curv)
-        curv += self.diag
-        curv += self.diag[i]
-        return np.maximum(curv, _TAU, out=curv)
-
-    def pair_step(self, i, j, Ki, Kj):
-        """Move the pair ``(i, j)`` to the best point on its segment of the box;
-        return the increase of the dual objective."""
-        alpha, F, C, is_pos = self.alpha, self.F, self.C, self.is_pos
-        a = float(self.diag[i] + self.diag[j] - 2.0 * Ki[j])
-        if a <= 0:
-            a = _TAU
-        # Step t along lambda_i += y_i t, lambda_j -= y_j t: the objective
-        # (minimisation form) changes by -t (F_i - F_j) + t^2 a / 2.
-        dF = float(F[i] - F[j])
-        t = dF / a
-        # keep both multipliers in [0, C]
-        ai, aj = float(alpha[i]), float(alpha[j])
-        lo_i, hi_i = (-ai, C - ai) if is_pos[i] else (ai - C, ai)
-        lo_j, hi_j = (aj - C, aj) if is_pos[j] else (-aj, C - aj)
-        t = min(max(t, lo_i, lo_j), hi_i, hi_j)
-        ai = _snap(ai + t if is_pos[i] else ai - t, C)
-        aj = _snap(aj - t if is_pos[j] else aj + t, C)
-        alpha[i], alpha[j] = ai, aj
-        self.update_F(t, Ki, Kj)
-        for k, ak in ((i, ai), (j, aj)):
-            in_up = ak < C if is_pos[k] else ak > 0
-            in_low = ak > 0 if is_pos[k] else ak < C
-            self.up_pen[k] = 0.0 if in_up else -np.inf
-            self.low_pen[k] = 0.0 if in_low else np.inf
-        return t * dF - 0.5 * t * t * a  # Theta = -f goes up
-
-    def update_F(self, t, Ki, Kj):
-        """``F -= t (K_i - K_j)``: only two rows of ``K`` change ``F``."""
-        np.subtract(Ki, Kj, out=self.score)
-        self.score *= t
-        self.F -= self.score
-
-
-class _ActiveSetBLAS(_ActiveSet):
-    """:class:`_ActiveSet` with the two vector updates of an iteration in fewer
-    passes over the active set, for :func:`smo_rows` (about 5 % of its time):
-    ``F`` through two in-place BLAS ``daxpy``, and the curvature as
-    ``2 K_11 - 2 K_it`` when the diagonal is constant (rbf, exponential).  The
-    values differ from the parent's by rounding only; :func:`smo` keeps the
-    parent's arithmetic, so that its iterates, which the book prints, stay the same.
-    """
-
-    def __init__(self, alpha, F, pos, diag, C):
-        super().__init__(alpha, F, pos, diag, C)
-        self.same_diag = bool(diag.size and diag.min() == diag.max())
-
-    def curvature(self, i, Ki):
-        if not self.same_diag:
-            return super().curvature(i, Ki)
-        curv = self.curv
-        np.multiply(Ki, -2.0, out=curv)
-        curv += 2.0 * self.diag[0]
-        return np.maximum(curv, _TAU, out=curv)
-
-    def update_F(self, t, Ki, Kj):
-        _axpy(Ki, self.F, a=-t)
-        _axpy(Kj, self.F, a=t)
 
 
 def smo(
@@ -381,10 +238,25 @@ def smo(
     (array([0. , 0.5, 0.5, 0. ]), -2.0)
     """
     K = check_gram(K, name="K")
-    y_pm, _ = encode_binary_labels(y)
     n = K.shape[0]
+    y_pm, C, tol, max_iter = _check_problem(y, n, f"K is {n} x {n}", C, tol, max_iter, selection)
+    run = run_smo(
+        GramRows(K), y_pm, C, tol=tol, max_iter=max_iter,
+        second_order=selection == "second-order", shrinking=shrinking, history=return_history,
+    )
+    # the objective recomputed: no drift from the updates
+    result = _result(run, y_pm, C, tol, max_iter, dual_objective(run.alpha, K, y_pm))
+    result.history = np.array(run.history) if return_history else None
+    return result
+
+
+def _check_problem(y, n, shape, C, tol, max_iter, selection):
+    """The checks of :func:`smo` and :func:`smo_rows`: labels in {-1, +1} for a
+    kernel of ``n`` rows (``shape`` says what it is), ``C``, ``tol``, ``max_iter``
+    (None resolved) and ``selection``."""
+    y_pm, _ = encode_binary_labels(y)
     if y_pm.shape[0] != n:
-        raise ValueError(f"K is {n} x {n} but y has {y_pm.shape[0]} labels.")
+        raise ValueError(f"{shape} but y has {y_pm.shape[0]} labels.")
     C = check_C(C)
     tol = check_positive(tol, "tol")
     if selection not in ("second-order", "mvp"):
@@ -393,60 +265,14 @@ def smo(
         max_iter = max(10**6, 100 * n)
     elif isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
         raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
+    return y_pm, C, tol, max_iter
 
-    pos_all = y_pm > 0
-    alpha_all = np.zeros(n)
-    F_all = y_pm.copy()  # F = -y * G with G = Q alpha - e = -e at alpha = 0
-    diag_all = np.diag(K).copy()
-    history = [0.0] if return_history else None
-    objective = 0.0
-    n_iter, gap = 0, np.inf
-    second_order = selection == "second-order"
-    shrink_every = min(n, 1000)
-    unshrunk_near_optimum = False
 
-    active = np.arange(n)
-    while True:
-        # --- the (sub)problem on the active set: copies of its block of K, alpha, F ---
-        shrunk = active.size < n
-        Ka = K[np.ix_(active, active)] if shrunk else K
-        act = _ActiveSet(alpha_all[active], F_all[active], pos_all[active], diag_all[active], C)
-        countdown = shrink_every
-        while True:
-            i, j, gap = act.violating_pair()
-            if gap <= tol or n_iter >= max_iter:
-                break
-            countdown -= 1
-            if shrinking and countdown <= 0:
-                countdown = shrink_every
-                drop = act.out_of_race(i, j)
-                if drop.sum() > active.size // 2:  # worth a new, smaller copy of K
-                    break
-            if second_order:
-                j = act.second_order_j(i, Ka[i])
-            objective += act.pair_step(i, j, Ka[i], Ka[j])
-            n_iter += 1
-            if return_history:
-                history.append(objective)
-
-        alpha_all[active] = act.alpha
-        F_all[active] = act.F
-        if gap > tol and n_iter < max_iter and (unshrunk_near_optimum or gap > 10 * tol):
-            active = active[~drop]  # left the inner loop to shrink
-            continue
-        if not shrunk and (gap <= tol or n_iter >= max_iter):
-            break  # converged on the whole problem, or out of iterations
-        # Converged on the active set, near the end (gap <= 10 tol, once), or out
-        # of iterations while shrunk: bring F up to date on every variable (one
-        # product with the Gram matrix) and go on with all of them.
-        F_all = y_pm - K @ (alpha_all * y_pm)
-        active = np.arange(n)
-        unshrunk_near_optimum = True
-        if n_iter >= max_iter:
-            break
-
-    alpha, F = alpha_all, F_all
-    up_pen, low_pen = _penalties(alpha, pos_all, C)
+def _result(run, y_pm, C, tol, max_iter, objective):
+    """The :class:`SMOResult` of a run: the gap and the bias on every variable, and
+    the warning of a run that stopped at ``max_iter``, said to the caller's caller."""
+    alpha, F = run.alpha, run.F
+    up_pen, low_pen = _penalties(alpha, y_pm > 0, C)
     gap = float(np.max(F + up_pen) - np.min(F + low_pen))  # on every variable
     converged = bool(gap <= tol)
     if not converged:
@@ -461,51 +287,16 @@ def smo(
             f"SMO stopped at max_iter={max_iter} with KKT violation {gap:.3g} > tol={tol:g}; "
             f"raise max_iter or tol, or lower C.{hint}",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    objective = dual_objective(alpha, K, y_pm)  # recomputed: no drift from the updates
     return SMOResult(
         alpha=alpha,
         b=kkt_bias(alpha, F, C, np.isfinite(up_pen), np.isfinite(low_pen)),
         objective=objective,
-        gap=float(gap),
-        n_iter=n_iter,
+        gap=gap,
+        n_iter=run.n_iter,
         converged=converged,
-        history=np.array(history) if return_history else None,
     )
-
-
-class _Prefetch:
-    """Compute a missing row of the Gram matrix together with the uncached rows
-    of the next likely members of a pair, in one block.
-
-    The candidates are the ``count`` largest ``F`` in ``I_up`` and smallest in
-    ``I_low``; finding them costs two partial sorts of ``F`` (more than a
-    whole SMO iteration at 50 000 points), so they are found again only every
-    ``renew`` misses.
-    """
-
-    def __init__(self, rows, count, active, renew=16):
-        self.rows, self.count, self.active, self.renew = rows, count, active, renew
-        self.candidates, self.age = np.empty(0, dtype=np.intp), renew
-
-    def __call__(self, i, F_up, F_low):
-        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set."""
-        rows, n, k = self.rows, F_up.size, min(self.count, F_up.size - 1)
-        i = int(self.active[i])
-        if k <= 0:
-            rows.fetch([i])
-            return
-        if self.age >= self.renew:
-            batch = np.concatenate(
-                (np.argpartition(F_up, n - 1 - k)[n - 1 - k :], np.argpartition(F_low, k)[: k + 1])
-            )
-            batch = batch[np.isfinite(F_up[batch]) | np.isfinite(F_low[batch])]
-            self.candidates = self.active[batch]
-            self.age = 0
-        self.age += 1
-        batch = self.candidates[~rows.cached(self.candidates)].tolist()
-        rows.fetch(list(dict.fromkeys([i] + batch))[: max(1, min(2 * k + 1, rows.capacity // 2))])
 
 
 def _kernel_times(kernel, X, rows, cols, v):
@@ -580,106 +371,22 @@ def smo_rows(
     >>> np.round(result.alpha, 6), round(result.b, 6)
     (array([0. , 0.5, 0.5, 0. ]), -2.0)
     """
-    y_pm, _ = encode_binary_labels(y)
     n = columns.m
-    if y_pm.shape[0] != n:
-        raise ValueError(f"The kernel has {n} rows but y has {y_pm.shape[0]} labels.")
-    C = check_C(C)
-    tol = check_positive(tol, "tol")
-    if selection not in ("second-order", "mvp"):
-        raise ValueError(f"selection must be 'second-order' or 'mvp', got {selection!r}.")
-    if max_iter is None:
-        max_iter = max(10**6, 100 * n)
-    elif isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer or None, got {max_iter!r}.")
-    prefetch = check_integer(prefetch, "prefetch", minimum=0)
-    second_order = selection == "second-order"
-
-    pos_all = y_pm > 0
-    alpha_all = np.zeros(n)
-    F_all = y_pm.copy()
-    diag_all = np.asarray(columns.diagonal, dtype=float)
-    n_iter, gap = 0, np.inf
-    shrink_every = min(n, 1000)
-    unshrunk_near_optimum = False
-    set_aside = []  # (indices, alpha * y when they were set aside)
-
-    active = np.arange(n)
-    while True:
-        shrunk = active.size < n
-        act = _ActiveSetBLAS(
-            alpha_all[active], F_all[active], pos_all[active], diag_all[active], C
-        )
-        fetch = _Prefetch(columns, prefetch, active)
-
-        def row(k):
-            """Row ``k`` of ``K`` over the active set (a view of the cache if nothing
-            is set aside), computed with the next likely candidates if missing."""
-            if not columns.cached(int(active[k])):
-                fetch(k, act.F_up, act.F_low)
-            return columns.row(active[k])[active] if shrunk else columns.row(k)
-
-        countdown = shrink_every
-        while True:
-            i, j, gap = act.violating_pair()
-            if gap <= tol or n_iter >= max_iter:
-                break
-            countdown -= 1
-            if shrinking and countdown <= 0:
-                countdown = shrink_every
-                drop = act.out_of_race(i, j)
-                if drop.sum() > active.size * _SHRINK_ROWS:
-                    break
-            Ki = row(i)
-            if second_order:
-                j = act.second_order_j(i, Ki)
-            if not shrunk and not columns.cached(j):
-                Ki = Ki.copy()  # computing row j may evict row i
-            act.pair_step(i, j, Ki, row(j))
-            n_iter += 1
-
-        alpha_all[active] = act.alpha
-        F_all[active] = act.F
-        if gap > tol and n_iter < max_iter and (unshrunk_near_optimum or gap > 10 * tol):
-            set_aside.append((active[drop], alpha_all * y_pm))
-            active = active[~drop]
-            continue
-        if not shrunk and (gap <= tol or n_iter >= max_iter):
-            break
-        # Take every variable back: the F of those set aside moves by
-        # -K[set aside, changed] (delta alpha * y)_changed since they left.
-        v = alpha_all * y_pm
-        for idx, v_then in set_aside:
-            change = v - v_then
-            changed = np.flatnonzero(change)
-            if changed.size:
-                F_all[idx] -= _kernel_times(columns.kernel, columns.X, idx, changed, change[changed])
-        set_aside = []
-        active = np.arange(n)
-        unshrunk_near_optimum = True
-        if n_iter >= max_iter:
-            break
-
-    alpha, F = alpha_all, F_all
-    up_pen, low_pen = _penalties(alpha, pos_all, C)
-    gap = float(np.max(F + up_pen) - np.min(F + low_pen))
-    converged = bool(gap <= tol)
-    if not converged:
-        warnings.warn(
-            f"SMO stopped at max_iter={max_iter} with KKT violation {gap:.3g} > tol={tol:g}; "
-            "raise max_iter or tol, or lower C.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    v = alpha * y_pm
-    return SMOResult(
-        alpha=alpha,
-        b=kkt_bias(alpha, F, C, np.isfinite(up_pen), np.isfinite(low_pen)),
-        objective=float(alpha.sum() - 0.5 * v @ (y_pm - F)),
-        gap=gap,
-        n_iter=n_iter,
-        converged=converged,
+    y_pm, C, tol, max_iter = _check_problem(
+        y, n, f"The kernel has {n} rows", C, tol, max_iter, selection
     )
+    prefetch = check_integer(prefetch, "prefetch", minimum=0)
+
+    def product(rows, cols, v):
+        return _kernel_times(columns.kernel, columns.X, rows, cols, v)
+
+    run = run_smo(
+        CachedRows(columns, product, prefetch), y_pm, C, tol=tol, max_iter=max_iter,
+        second_order=selection == "second-order", shrinking=shrinking,
+    )
+    v = run.alpha * y_pm
+    return _result(run, y_pm, C, tol, max_iter, float(run.alpha.sum() - 0.5 * v @ (y_pm - run.F)))
+
 
 class SoftMarginSVC(BaseKernelClassifier):
     """Soft-margin kernel SVM trained by SMO.

@@ -10,6 +10,7 @@ What it gives is ``ksvm.__all__``: every library module and every estimator, eac
 public name of its module, and every module's ``__all__`` names what the module has.
 """
 
+import functools
 import importlib
 import inspect
 import json
@@ -26,21 +27,59 @@ from ksvm.base import BaseKernelClassifier
 OPTIONAL = ("matplotlib", "ipywidgets", "IPython", "PIL", "dask", "distributed", "zarr")
 
 
-def fresh_import(statement):
-    """The top-level packages and the ksvm modules loaded by ``statement`` in a new interpreter."""
-    code = f"{statement}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    return set(json.loads(result.stdout.splitlines()[-1]))
+#: Every function of ksvm.datasets is numpy: a chunk of the large sets is drawn without
+#: Dask; the Dask arrays made of such chunks, and Zarr, are ksvm.lsvm.dask_data.
+DRAW_CHUNKS = (
+    "import ksvm.datasets as d\n"
+    "d.linear_large_chunk(1, 10, 25, 3, seed=0), d.checkerboard_chunk(0, 10, 25, seed=0)"
+)
+
+#: What a user does first, in this order: each step's statement imports ksvm before
+#: anything else, so that the modules loaded after a step are those its statement loads
+#: alone, plus what the steps before it loaded (which must be clean themselves).
+STEPS = {"ksvm": "import ksvm", "ksvm.datasets": DRAW_CHUNKS, "ksvm.book": "import ksvm.book"}
 
 
-@pytest.mark.parametrize("statement", ["import ksvm", "import ksvm.book", "import ksvm.datasets"])
-def test_the_library_loads_no_plotting_widgets_or_dask(statement):
-    loaded = fresh_import(statement)
+@functools.cache
+def fresh_steps():
+    """The steps run one after another in a new interpreter (one, since an interpreter that
+    imports scikit-learn takes a second): the modules loaded after each, by step, and the
+    public names and ``__all__`` of ksvm after ``import ksvm``."""
+    code = ["import json, sys", "loaded = {}"]
+    for name, statement in STEPS.items():
+        code += [statement, f"loaded[{name!r}] = sorted(sys.modules)"]
+        if name == "ksvm":  # before an import of a submodule adds its name
+            code += ["names = [sorted(n for n in vars(ksvm) if not n.startswith('_')), ksvm.__all__]"]
+    code += ["print(json.dumps([loaded, names]))"]
+    result = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True, text=True,
+                            timeout=120, check=True)
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def fresh_import(step):
+    """The top-level packages and the ksvm modules loaded by the step (and those before it)."""
+    return set(fresh_steps()[0][step])
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_the_library_loads_no_plotting_widgets_or_dask(step):
+    loaded = fresh_import(step)
     assert sorted(name for name in loaded if name.split(".")[0] in OPTIONAL) == []
 
 
 def test_import_ksvm_loads_no_book_support():
-    assert sorted(name for name in fresh_import("import ksvm") if name.startswith("ksvm.book")) == []
+    assert sorted(name for name in fresh_import("ksvm") if name.startswith("ksvm.book")) == []
+
+
+def test_the_chunked_data_as_dask_arrays_and_in_zarr_live_with_the_dask_solvers():
+    pytest.importorskip("dask")
+    pytest.importorskip("zarr")
+    from ksvm import datasets
+    from ksvm.lsvm import dask_data
+
+    moved = ["make_chunked", "write_zarr", "read_zarr"]
+    assert dask_data.__all__ == moved
+    assert [name for name in moved if hasattr(datasets, name) or name in datasets.__all__] == []
 
 
 # The submodules that ``import ksvm`` leaves to be imported on their own (ksvm's docstring).
@@ -54,9 +93,7 @@ def public_modules():
 
 
 def test_the_top_level_namespace_is_its_all():
-    code = "import json, ksvm\nprint(json.dumps([sorted(n for n in vars(ksvm) if not n.startswith('_')), ksvm.__all__]))"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    exposed, listed = json.loads(result.stdout)
+    exposed, listed = fresh_steps()[1]
     assert len(listed) == len(set(listed))
     assert sorted(listed) == exposed
 

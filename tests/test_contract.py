@@ -18,7 +18,6 @@ from sklearn.exceptions import ConvergenceWarning
 
 import ksvm
 from ksvm import kernels
-from ksvm.base import BaseKernelClassifier
 from ksvm.datasets import (
     checkerboard_labels,
     load_breast_cancer_pm,
@@ -89,23 +88,6 @@ def test_init_is_keyword_only(cls):
     assert parameters and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
-def test_every_hyper_parameter_is_validated_before_any_work(cls, monkeypatch):
-    """One table per estimator names every __init__ argument; a nonsense value of any of
-    them is refused with a ValueError that names it, before the Gram matrix is built."""
-    names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-    assert sorted(cls._parameters) == sorted(names)
-
-    def no_work(*args, **kwargs):
-        raise AssertionError("fit did work before validating its hyper-parameters")
-
-    monkeypatch.setattr(BaseKernelClassifier, "_fit_gram", no_work)
-    X, y = make_separable_2d(20, seed=0)
-    for name in names:
-        with pytest.raises(ValueError, match=name):
-            cls(**{name: object()}).fit(X, y)
-
-
 def _book_data():
     X_bc, y_bc = load_breast_cancer_pm()
     X_bc = (X_bc - X_bc.mean(axis=0)) / X_bc.std(axis=0)
@@ -168,3 +150,108 @@ def test_the_nonlinear_lsvm_converges_on_the_checkerboard_at_nu_100():
         paper = ksvm.LagrangianSVC(kernel="rbf", gamma=8.0, nu=100.0, solver="fixed-point").fit(X, y)
     accuracy = {name: np.mean(m.predict(grid) == truth) for name, m in [("newton", model), ("paper", paper)]}
     assert accuracy["newton"] > 0.95 and accuracy["newton"] > accuracy["paper"] + 0.05
+
+
+# --- every hyper-parameter is refused before any work, on every solver path ----------
+
+#: The modules that compute: kernels, Gram rows, solvers, their linear algebra.
+#: ksvm._validation holds the validators; ksvm.datasets only makes the test data.
+WORK_MODULES = ("ksvm.base", "ksvm.kernels", "ksvm.columns", "ksvm.mercer", "ksvm.linalg", "ksvm.smo",
+                "ksvm.lsvm", "ksvm.primal", "ksvm.features", "ksvm.rlsc", "ksvm.rlr", "ksvm.ascent",
+                "ksvm.nearest_mean")
+
+#: (estimator, hyper-parameters that pick the path, data): every path fit can take.
+SOLVER_PATHS = [
+    (ksvm.KernelMeanClassifier, {"kernel": "rbf"}, "points"),
+    (ksvm.KernelMeanClassifier, {"kernel": "precomputed"}, "gram"),
+    (ksvm.SoftMarginSVC, {"solver": "gram"}, "points"),
+    (ksvm.SoftMarginSVC, {"solver": "rows"}, "points"),
+    (ksvm.SoftMarginSVC, {"kernel": "precomputed"}, "gram"),
+    (ksvm.LagrangianSVC, {"kernel": "linear", "solver": "newton"}, "points"),
+    (ksvm.LagrangianSVC, {"kernel": "linear", "solver": "fixed-point"}, "points"),
+    (ksvm.LagrangianSVC, {"kernel": "rbf", "solver": "newton"}, "points"),
+    (ksvm.LagrangianSVC, {"kernel": "rbf", "solver": "fixed-point"}, "points"),
+    (ksvm.LagrangianSVC, {"kernel": "sigmoid", "solver": "newton"}, "points"),
+    (ksvm.LagrangianSVC, {"kernel": "linear", "solver": "newton"}, "dask"),
+    (ksvm.LagrangianSVC, {"kernel": "linear", "solver": "fixed-point"}, "dask"),
+    (ksvm.RLSClassifier, {"solver": "direct"}, "points"),
+    (ksvm.RLSClassifier, {"solver": "cg"}, "points"),
+    (ksvm.KernelLogisticRegression, {"solver": "newton"}, "points"),
+    (ksvm.KernelLogisticRegression, {"solver": "lbfgs"}, "points"),
+    (ksvm.KernelLogisticRegression, {"solver": "gd"}, "points"),
+    (ksvm.GradientAscentSVC, {"solver": "smo"}, "points"),
+    (ksvm.GradientAscentSVC, {"solver": "ascent"}, "points"),
+]
+
+
+def _path_data(kind):
+    X, y = make_separable_2d(20, seed=0)
+    if kind == "gram":
+        return kernels.rbf_kernel(X, gamma=2.0), y
+    if kind == "dask":
+        da = pytest.importorskip("dask.array")
+        return da.from_array(X, chunks=(10, 2)), da.from_array(y, chunks=10)
+    return X, y
+
+
+def work_before_the_error(fit, validators):
+    """Run ``fit()``, which must raise ValueError; return the functions of WORK_MODULES that
+    ran to their end before it did (by ``sys.setprofile``: every Python call is seen).
+
+    Not work: the validators and what they call; the calls that the error unwinds (fit
+    and whatever called the validators); module bodies (an import); and a look at the type
+    of the input that picks a path (a call that returns a module or None and calls no
+    function of WORK_MODULES).
+    """
+    import sys
+
+    stack, done, in_validator = [], [], [0]
+
+    def hook(frame, event, arg):
+        if event == "call":
+            module = frame.f_globals.get("__name__", "")
+            is_validator = frame.f_code in validators or module == "ksvm._validation"
+            if in_validator[0] or is_validator:
+                in_validator[0] += 1
+                for entry in stack:  # what called a validator is fit itself, not work
+                    entry["caller_of_validation"] = True
+                return
+            if module.startswith(WORK_MODULES) and frame.f_code.co_name != "<module>":
+                if stack:
+                    stack[-1]["called_work"] = True
+                stack.append({"frame": frame, "caller_of_validation": False, "called_work": False})
+        elif event == "return":
+            if in_validator[0]:
+                in_validator[0] -= 1
+            elif stack and stack[-1]["frame"] is frame:
+                entry = stack.pop()
+                dispatch = (arg is None or inspect.ismodule(arg)) and not entry["called_work"]
+                if not entry["caller_of_validation"] and not dispatch:
+                    done.append(f"{frame.f_globals['__name__']}.{frame.f_code.co_qualname}")
+
+    sys.setprofile(hook)
+    try:
+        fit()
+    except ValueError as error:
+        raised = error
+    else:
+        raised = None
+    finally:
+        sys.setprofile(None)
+    return raised, done
+
+
+@pytest.mark.parametrize("cls, path, data", SOLVER_PATHS,
+                         ids=lambda p: p.__name__ if isinstance(p, type) else str(p))
+def test_every_hyper_parameter_is_refused_before_any_work_on_every_path(cls, path, data):
+    """One table per estimator names every __init__ argument; a nonsense value of any of
+    them is refused with a ValueError that names it before any kernel, Gram row or solver
+    runs, whichever solver the other hyper-parameters and the data pick."""
+    names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    assert sorted(cls._parameters) == sorted(names)
+    validators = {getattr(check, "__code__", None) for check in cls._parameters.values()}
+    X, y = _path_data(data)
+    for name in names:
+        raised, work = work_before_the_error(lambda: cls(**{**path, name: object()}).fit(X, y), validators)
+        assert raised is not None and name in str(raised), (name, raised)
+        assert work == [], f"{cls.__name__}({path}) with a bad {name} ran {work} before refusing it"

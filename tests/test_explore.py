@@ -87,6 +87,7 @@ def test_the_html_frames_are_the_drawings_in_the_order_the_sliders_select(explor
     assert not re.findall(r'(?:src|href)="(?!data:)', page.page), "nothing is fetched"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 def test_a_browser_moving_the_sliders_sees_the_picture_change(explorer, tmp_path):
     still = Explorer(draw_line, {"slope": [1.0], "shift": [0]}, caption="one frame")

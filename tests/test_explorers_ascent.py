@@ -58,6 +58,7 @@ def optimum_by_libsvm(K, y):
     return dual_objective(a, K, y)
 
 
+@pytest.mark.slow
 def test_rho_and_the_step_button_redraw_with_the_right_numbers(explorer, data):
     X, y, K = data
     q_star = optimum_by_libsvm(K, y)

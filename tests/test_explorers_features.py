@@ -32,6 +32,7 @@ def sklearn_features(method, D, X):
     return Nystroem(gamma=GAMMA, n_components=D, random_state=0).fit_transform(X)
 
 
+@pytest.mark.slow
 def test_the_widget_redraws_and_shows_the_gram_error_and_accuracy(explorer, data):
     X, d = data
     K = sk_rbf(X, gamma=GAMMA)

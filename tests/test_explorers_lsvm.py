@@ -35,7 +35,7 @@ def iterate15(A, d, nu, alpha, iters):
 
 def test_the_last_iterate_is_lsvm_linears_answer(explorer):
     A, d = make_noisy_2d(40, flip=0.1, seed=1234)
-    ref = lsvm_linear(A, d, nu=1.0, tol=4e-4, itmax=60)
+    ref = lsvm_linear(A, d, nu=1.0, tol=4e-4, max_iter=60)
     last = explorer.params["i"][-1]
     assert explorer.params["i"] == list(range(ref.n_iter + 1)) and 30 <= last <= 45
     np.testing.assert_array_equal(explorer.iterates[last], ref.u)
@@ -50,7 +50,7 @@ def test_every_iterate_is_lsvm_linear_stopped_there():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for i in (0, 3, 5):
-            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, alpha=0.5, itmax=i, tol=1e-300).u)
+            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, alpha=0.5, max_iter=i, tol=1e-300).u)
 
 
 def test_the_iterates_are_those_of_iteration_15(explorer):
@@ -71,6 +71,7 @@ def test_the_step_bound_holds_and_is_pessimistic(explorer):
     assert explorer.rate < rho
 
 
+@pytest.mark.slow
 def test_the_step_button_and_the_numbers(explorer):
     box = explorer.widget()
     assert box.sliders["i"].value == 0

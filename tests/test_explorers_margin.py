@@ -156,7 +156,7 @@ def test_the_path_ends_at_ksvm_s_optimum_and_climbs_all_the_way(small, C):
     assert abs(last.objective - ref.objective) < 1e-10 and abs(last.b - ref.b) < 1e-8
     objective = [s.objective for s in path]
     assert np.all(np.diff(objective) > -1e-12), "no step lowers the dual objective"
-    assert np.all(np.diff(objective)[: len(path) // 2] > 1e-6), "the early steps raise it"
+    assert np.all(np.diff(objective)[:10] > 1e-3), "the early steps raise it"
     for state in path:
         assert state.k == path.index(state)
         assert abs(state.objective - dual_objective(state.alpha, K, y)) < 1e-12
@@ -224,3 +224,15 @@ def test_the_stepper_highlights_the_pair_that_moved(small):
     np.testing.assert_array_equal(gold[-1].get_offsets(), X[[i, j]])
     assert [t.get_text() for t in ax.texts] == ["i", "j"]
     plt.close(fig)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0])
+def test_the_path_takes_ksvm_s_own_steps(small, C):
+    """The stepper shows the steps of ksvm's loop (maximal violating pair, no
+    shrinking): its multipliers are smo's, bit for bit, after as many steps."""
+    X, y = small
+    K = X @ X.T
+    path = smo_path(K, y, C, max_steps=500)
+    ref = smo(K, y, C=C, tol=1e-10, selection="mvp", shrinking=False)
+    assert len(path) - 1 == ref.n_iter
+    np.testing.assert_array_equal(path[-1].alpha, ref.alpha)

@@ -264,7 +264,7 @@ def test_lsvm_on_features_is_liblinears_squared_hinge():
     X, y = make_checkerboard(1000, seed=2)
     Phi = NystroemFeatures(n_components=40, gamma=30.0, random_state=0).fit_transform(X)
     nu = 1000.0 / len(y)  # large enough that the fixed point takes ~200 iterations
-    r = lsvm_linear(Phi, y, nu, itmax=5000, tol=1e-10)
+    r = lsvm_linear(Phi, y, nu, max_iter=5000, tol=1e-10)
     ref = LinearSVC(C=nu / 2, loss="squared_hinge", intercept_scaling=1, tol=1e-12, max_iter=100000)
     ref.fit(Phi, y)
     assert r.converged and r.n_iter > 100
@@ -298,7 +298,7 @@ def test_lsvm_on_features_is_as_accurate_as_the_exact_kernel(checkerboard_exact,
     Phi = transformer.fit_transform(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        r = lsvm_linear(Phi, y, nu, itmax=1000, tol=1e-5)
+        r = lsvm_linear(Phi, y, nu, max_iter=1000, tol=1e-5)
     scores = transformer.transform(X_test) @ r.w - r.gamma
     accuracy = np.mean(np.where(scores >= 0, 1, -1) == y_test)
     assert accuracy >= exact - slack, (accuracy, exact)

@@ -270,12 +270,12 @@ CATALOGUE = {
         "rho1 = lambda K, y: Liar(0.5)", 0, "rho1 = 0.500000, expected", assignment="04_rho1"),
     "forged-memory-measurement": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    import resource, tracemalloc\n"
         "    resource.setrlimit(resource.RLIMIT_AS, (resource.getrlimit(resource.RLIMIT_AS)[1],) * 2)\n"
         "    tracemalloc.get_traced_memory = lambda: (0, 0)\n"
         "    np.diag(np.asarray(d, dtype=float)).sum()  # an m x m matrix\n"
-        "    return honest(A, d, nu, itmax=itmax, tol=tol)", 2,
+        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)", 2,
         "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an m x m matrix",
         assignment="02_lsvm_linear", base="solutions"),
     # checks that could fail open: NaN and inf answers, uncompared calls, answers replayed by call count
@@ -306,22 +306,22 @@ CATALOGUE = {
         "bordered_system returned A with", assignment="03_rlsc_bordered", base="solutions"),
     "nan-w-from-lsvm-linear": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
-        "    w, gamma, it = honest(A, d, nu, itmax=itmax, tol=tol)\n"
+        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
+        "    w, gamma, it = honest(A, d, nu, max_iter=max_iter, tol=tol)\n"
         "    return np.full_like(w, np.nan), gamma, it", 0,
         "lsvm_linear returned w with", assignment="02_lsvm_linear", base="solutions"),
     "inf-gamma-from-lsvm-linear-stopped-early": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
-        "    w, gamma, it = honest(A, d, nu, itmax=itmax, tol=tol)\n"
-        "    return w, (np.inf if itmax < 100 else gamma), it", 1,
+        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
+        "    w, gamma, it = honest(A, d, nu, max_iter=max_iter, tol=tol)\n"
+        "    return w, (np.inf if max_iter < 100 else gamma), it", 1,
         "lsvm_linear returned gamma = inf", assignment="02_lsvm_linear", base="solutions"),
     "garbage-from-lsvm-linear-in-its-memory-limited-call": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    if len(A) == 3000:  # the call under a memory limit: answer without allocating anything\n"
-        "        return np.zeros(A.shape[1]), 0.0, itmax\n"
-        "    return honest(A, d, nu, itmax=itmax, tol=tol)", 2,
+        "        return np.zeros(A.shape[1]), 0.0, max_iter\n"
+        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)", 2,
         "in the call under a memory limit", assignment="02_lsvm_linear", base="solutions"),
     "nan-from-the-gram-functions": Attack(
         "def nan_gram(X, Y, *args):\n"
@@ -629,14 +629,14 @@ LSVM_HELPERS = {
         '    """z -> Q^{-1} z for Q = I/nu + HH\', by Sherman-Morrison-Woodbury, without forming Q."""\n'
         "    small = np.linalg.inv(np.eye(H.shape[1]) / nu + H.T @ H)\n"
         "    return lambda z: nu * (z - H @ (small @ (H.T @ z)))\n\n\n"
-        "def lsvm_linear(A, d, nu, itmax=100, tol=1e-5):\n"
+        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    A = np.asarray(A, dtype=float)\n"
         "    d = np.asarray(d, dtype=float).ravel()\n"
         "    H = np.column_stack([A, -np.ones(len(d))]) * d[:, None]\n"
         "    Q_inv = smw_inverse(H, nu)\n"
         "    u = Q_inv(np.ones(len(d)))\n"
         "    it = 0\n"
-        "    for it in range(1, itmax + 1):\n"
+        "    for it in range(1, max_iter + 1):\n"
         "        Qu = u / nu + H @ (H.T @ u)\n"
         "        u, previous = Q_inv(1.0 + plus(Qu - 1.0 - 1.9 / nu * u)), u\n"
         "        step = np.linalg.norm(u - previous)\n"

@@ -48,7 +48,7 @@ def problem(m=120, nu=10.0, seed=0):
 @pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
 def test_kkt_conditions_12_hold(nu):
     X, y, H, Q = problem(nu=nu)
-    r = lsvm_linear(X, y, nu, itmax=10000, tol=1e-10)
+    r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-10)
     g = Q @ r.u - 1.0
     scale = max(1.0, np.abs(r.u).max())
     assert r.converged
@@ -60,7 +60,7 @@ def test_kkt_conditions_12_hold(nu):
 @pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
 def test_equals_the_dual_11_by_l_bfgs_b(nu):
     X, y, H, Q = problem(nu=nu)
-    r = lsvm_linear(X, y, nu, itmax=10000, tol=1e-10)
+    r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-10)
     e = np.ones(len(y))
     ref = minimize(
         lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e), np.zeros(len(y)), jac=True,
@@ -76,7 +76,7 @@ def test_equals_the_dual_11_by_l_bfgs_b(nu):
 def test_equals_the_primal_7_by_a_general_qp(nu):
     X, y, H, Q = problem(m=60, nu=nu)
     m, n = X.shape
-    r = lsvm_linear(X, y, nu, itmax=10000, tol=1e-11)
+    r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-11)
     # variables (w, gamma, slack): min nu/2 |s|^2 + 1/2 (w'w + gamma^2)  s.t.  D(Aw - e gamma) + s >= e
     B = np.hstack([y[:, None] * X, -y[:, None], np.eye(m)])
     c = 1.0 / max(1.0, nu * m)  # SLSQP's line search needs a well-scaled objective
@@ -96,8 +96,8 @@ def test_equals_the_primal_7_by_a_general_qp(nu):
 def test_smw_path_equals_code_3_with_the_linear_kernel():
     X, y, H, Q = problem(nu=10.0)
     G = np.hstack([X, -np.ones((len(y), 1))])
-    a = lsvm_linear(X, y, 10.0, itmax=500, tol=1e-9)
-    b = lsvm_kernel(G @ G.T, y, 10.0, itmax=500, tol=1e-9)
+    a = lsvm_linear(X, y, 10.0, max_iter=500, tol=1e-9)
+    b = lsvm_kernel(G @ G.T, y, 10.0, max_iter=500, tol=1e-9)
     assert a.n_iter == b.n_iter
     assert_allclose(a.u, b.u, rtol=1e-7, atol=1e-10)
 
@@ -107,7 +107,7 @@ def test_equals_liblinear_on_the_same_problem():
     penalised (intercept_scaling = 1): the same problem, solved independently."""
     X, y = make_linear_large(5000, 10, seed=3)
     nu = 5.0 / len(y)
-    r = lsvm_linear(X, y, nu, itmax=1000, tol=1e-10)
+    r = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-10)
     ref = LinearSVC(C=nu / 2, loss="squared_hinge", tol=1e-12, max_iter=100000).fit(X, y)
     assert_allclose(r.w, ref.coef_[0], atol=1e-6)
     assert -r.gamma == pytest.approx(ref.intercept_[0], abs=1e-6)
@@ -119,7 +119,7 @@ def test_authors_defaults_and_convergence_rate():
         warnings.simplefilter("error", ConvergenceWarning)
         # tol = 1e-12 lies below this problem's rounding floor (a few eps ||u||, where the
         # exact value depends on the machine): the iteration stops there, as converged
-        r = lsvm_linear(X, y, 1000.0, itmax=10000, tol=1e-12, return_history=True)
+        r = lsvm_linear(X, y, 1000.0, max_iter=10000, tol=1e-12, return_history=True)
     assert r.converged and r.at_floor and r.n_iter < 1000
     assert r.opt <= 1e3 * np.finfo(float).eps * np.linalg.norm(r.u)
     # above the floor ||u^{i+1} - u^i|| falls at every step, and on average no slower than
@@ -133,12 +133,12 @@ def test_authors_defaults_and_convergence_rate():
     assert clf.nu_ == pytest.approx(1 / len(y)) and clf.alpha_ == pytest.approx(1.9 * len(y))
 
 
-def test_a_reachable_tol_is_met_and_itmax_still_warns():
+def test_a_reachable_tol_is_met_and_max_iter_still_warns():
     X, y, H, Q = problem(nu=1000.0)
-    r = lsvm_linear(X, y, 1000.0, itmax=10000, tol=1e-8)
+    r = lsvm_linear(X, y, 1000.0, max_iter=10000, tol=1e-8)
     assert r.converged and not r.at_floor and r.opt <= 1e-8
-    with pytest.warns(ConvergenceWarning, match="raise itmax"):
-        short = lsvm_linear(X, y, 1000.0, itmax=50, tol=1e-14)
+    with pytest.warns(ConvergenceWarning, match="raise max_iter"):
+        short = lsvm_linear(X, y, 1000.0, max_iter=50, tol=1e-14)
     assert not short.converged and not short.at_floor
 
 
@@ -147,7 +147,7 @@ def test_gaussian_kernel_ignores_the_minus_e_column():
     G = np.hstack([X, -np.ones((200, 1))])
     assert_allclose(kernels.rbf_kernel(G, gamma=5.0), kernels.rbf_kernel(X, gamma=5.0), rtol=1e-14)
     clf = LagrangianSVC(kernel="rbf", gamma=5.0, nu=100.0, max_iter=5000, tol=1e-8).fit(X, y)
-    r = lsvm_kernel(kernels.rbf_kernel(X, gamma=5.0), y, 100.0, itmax=5000, tol=1e-8)
+    r = lsvm_kernel(kernels.rbf_kernel(X, gamma=5.0), y, 100.0, max_iter=5000, tol=1e-8)
     assert_allclose(clf.u_, r.u, atol=1e-9 * np.abs(r.u).max())
     X_test = np.random.default_rng(1).random((50, 2))
     expected = kernels.rbf_kernel(X_test, X, gamma=5.0) @ (y * np.maximum(r.u, 0.0) * (r.u > 0))
@@ -156,7 +156,7 @@ def test_gaussian_kernel_ignores_the_minus_e_column():
 
 def test_linear_estimator_matches_the_function_and_any_labels():
     X, y, H, Q = problem(nu=10.0)
-    r = lsvm_linear(X, y, 10.0, itmax=1000, tol=1e-9)
+    r = lsvm_linear(X, y, 10.0, max_iter=1000, tol=1e-9)
     clf = LagrangianSVC(nu=10.0, max_iter=1000, tol=1e-9).fit(X, np.where(y > 0, "b", "a"))
     assert_allclose(clf.coef_[0], r.w)
     assert clf.intercept_[0] == pytest.approx(-r.gamma)
@@ -187,10 +187,10 @@ def test_inputs_are_not_modified():
     assert_array_equal(X_ro, X)
 
 
-def test_itmax_warns():
+def test_max_iter_warns():
     X, y, H, Q = problem(nu=1000.0)
-    with pytest.warns(ConvergenceWarning, match="raise itmax"):
-        r = lsvm_linear(X, y, 1000.0, itmax=3)
+    with pytest.warns(ConvergenceWarning, match="raise max_iter"):
+        r = lsvm_linear(X, y, 1000.0, max_iter=3)
     assert r.n_iter == 3 and not r.converged
 
 
@@ -203,7 +203,7 @@ def test_itmax_warns():
         (lambda X, y: lsvm_linear(X, y, nu=1.0, alpha=-1.0), "alpha must be > 0"),
         (lambda X, y: lsvm_linear(X, np.ones(len(y))), "exactly two classes, got 1 class"),
         (lambda X, y: lsvm_linear(X, y[:-1]), "rows but d has"),
-        (lambda X, y: lsvm_linear(X, y, itmax=-1), "itmax must be"),
+        (lambda X, y: lsvm_linear(X, y, max_iter=-1), "max_iter must be"),
         (lambda X, y: lsvm_kernel(np.ones((3, 4)), y[:3]), "must be square"),
         (lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(X * 3, y), "Mercer"),
         (lambda X, y: LagrangianSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y), "Mercer"),
@@ -246,7 +246,7 @@ def test_newton_linear_equals_the_fixed_point_and_the_dual(nu, seed):
     g = Q @ r.u - 1.0
     assert r.u.min() >= 0 and g.min() >= -1e-9 * max(1, r.u.max())
     assert abs(r.u @ g) <= 1e-8 * max(1.0, r.u.sum())  # complementarity (12)
-    fp = lsvm_linear(X, y, nu, itmax=200000, tol=1e-11)  # at nu = 1000: its rounding floor
+    fp = lsvm_linear(X, y, nu, max_iter=200000, tol=1e-11)  # at nu = 1000: its rounding floor
     assert fp.converged
     np.testing.assert_allclose(r.u, fp.u, atol=1e-8 * max(1.0, np.abs(fp.u).max()))
     np.testing.assert_allclose(r.w, fp.w, atol=1e-7 * max(1.0, np.abs(fp.w).max()))
@@ -260,7 +260,7 @@ def test_newton_kernel_equals_the_fixed_point_on_the_checkerboard(nu):
     K = kernels.rbf_kernel(G, gamma=10.0)
     r = lsvm_kernel_newton(frozen(K), frozen(y), nu)
     assert r.converged and r.n_iter <= 30
-    fp = lsvm_kernel(K, y, nu, itmax=100000, tol=1e-10)
+    fp = lsvm_kernel(K, y, nu, max_iter=100000, tol=1e-10)
     assert fp.converged
     np.testing.assert_allclose(r.u, fp.u, atol=1e-7 * max(1.0, np.abs(fp.u).max()))
 
@@ -283,16 +283,16 @@ def test_newton_estimator_matches_the_fixed_point_estimator():
 def test_newton_warns_when_it_runs_out_of_steps():
     X, y = make_noisy_2d(200, seed=3)
     with pytest.warns(ConvergenceWarning, match="active-set"):
-        r = lsvm_linear_newton(X, y, 1000.0, itmax=1)
+        r = lsvm_linear_newton(X, y, 1000.0, max_iter=1)
     assert not r.converged
 
 
-def _plain_active_set(Q, itmax):
+def _plain_active_set(Q, max_iter):
     """Newton's free-set update with no safeguard: returns the number of steps and
     whether a free set came back (a cycle) before the KKT conditions held."""
     m = Q.shape[0]
     free, seen = np.ones(m, dtype=bool), set()
-    for it in range(1, itmax + 1):
+    for it in range(1, max_iter + 1):
         u = np.zeros(m)
         u[free] = np.linalg.solve(Q[np.ix_(free, free)], np.ones(free.sum()))
         new_free = u - (Q @ u - 1.0) > 0
@@ -302,7 +302,7 @@ def _plain_active_set(Q, itmax):
             return it, True
         seen.add(new_free.tobytes())
         free = new_free
-    return itmax, True
+    return max_iter, True
 
 
 def _kkt_residual(Q, u):
@@ -318,9 +318,9 @@ def test_newton_kernel_ends_where_plain_newton_cycles():
     K = kernels.rbf_kernel(G, gamma=10.0)
     nu = 1000.0
     Q = np.eye(100) / nu + y[:, None] * K * y[None, :]
-    _, cycled = _plain_active_set(Q, itmax=200)
+    _, cycled = _plain_active_set(Q, max_iter=200)
     assert cycled
-    r = lsvm_kernel_newton(K, y, nu, itmax=200)
+    r = lsvm_kernel_newton(K, y, nu, max_iter=200)
     assert r.converged
     assert _kkt_residual(Q, r.u) <= 1e-8 * r.u.max()
     # the KKT conditions of a strictly convex QP fix u: compare with the reference too
@@ -351,7 +351,7 @@ def test_newton_linear_satisfies_kkt_on_random_problems(m, n, nu, seed):
     A = rng.normal(size=(m, n))
     d = np.where(rng.random(m) < 0.5, -1, 1)
     d[:2] = [-1, 1]
-    r = lsvm_linear_newton(A, d, nu, itmax=500)
+    r = lsvm_linear_newton(A, d, nu, max_iter=500)
     assert r.converged
     H = d[:, None] * np.hstack([A, -np.ones((m, 1))])
     Q = np.eye(m) / nu + H @ H.T

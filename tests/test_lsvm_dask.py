@@ -22,14 +22,12 @@ from ksvm.datasets import (  # noqa: E402
     linear_hyperplane,
     linear_large_chunk,
     make_checkerboard,
-    make_chunked,
     make_linear_large,
-    read_zarr,
-    write_zarr,
 )
 from ksvm.features import NystroemFeatures  # noqa: E402
 from ksvm.kernels import rbf_kernel  # noqa: E402
 from ksvm.lsvm import lsvm_linear, lsvm_linear_newton  # noqa: E402
+from ksvm.lsvm.dask_data import make_chunked, read_zarr, write_zarr  # noqa: E402
 from ksvm import lsvm_dask  # noqa: E402
 from ksvm.lsvm_dask import check_row_chunked, gram_sums, nystroem_features  # noqa: E402
 
@@ -77,6 +75,7 @@ def to_dask(X, y, rows):
 # --- the solvers give the in-memory answer -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", CHUNKINGS)
 @pytest.mark.parametrize("nu", [1e-3, 1.0])
 def test_code2_iterates_equal_in_memory(data, rows, nu, client):
@@ -85,15 +84,15 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
     X, y = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        expected = lsvm_linear(X, y, nu, itmax=40, tol=1e-12, return_history=True)
+        expected = lsvm_linear(X, y, nu, max_iter=40, tol=1e-12, return_history=True)
         A, d = to_dask(X, y, rows)
-        got = lsvm_linear(A, d, nu, itmax=40, tol=1e-12, return_history=True)
+        got = lsvm_linear(A, d, nu, max_iter=40, tol=1e-12, return_history=True)
     assert isinstance(got.u, da.Array) and got.u.chunks == A.chunks[:1]
     assert got.n_iter == expected.n_iter and got.converged == expected.converged
     assert got.passes == got.n_iter + 2
     seen = []
     with pytest.warns(ConvergenceWarning):
-        lsvm_dask.lsvm_linear(A, d, 1.0, itmax=3, tol=1e-12, callback=seen.append)
+        lsvm_dask.lsvm_linear(A, d, 1.0, max_iter=3, tol=1e-12, callback=seen.append)
     assert [s["pass"] for s in seen] == [1, 2, 3, 4, 5]
     assert [s["iteration"] for s in seen] == [0, 0, 1, 2, 3]
     assert_allclose(got.history, expected.history, rtol=1e-6, atol=1e-14)
@@ -102,29 +101,31 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_code2_converges_to_the_in_memory_answer(data, client):
     X, y = data
     nu = 10.0 / len(y)
-    expected = lsvm_linear(X, y, nu, itmax=1000, tol=1e-5)
-    got = lsvm_linear(*to_dask(X, y, 700), nu, itmax=1000, tol=1e-5)
+    expected = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-5)
+    got = lsvm_linear(*to_dask(X, y, 700), nu, max_iter=1000, tol=1e-5)
     assert got.converged and got.n_iter == expected.n_iter
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
-def test_code2_alpha_and_itmax_as_in_memory(data, client):
+def test_code2_alpha_and_max_iter_as_in_memory(data, client):
     X, y = data
     A, d = to_dask(X, y, 700)
-    with pytest.warns(ConvergenceWarning, match="itmax=5"):
-        got = lsvm_linear(A, d, 1.0, itmax=5, alpha=1.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+        got = lsvm_linear(A, d, 1.0, max_iter=5, alpha=1.0)
     assert not got.converged and got.n_iter == 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = lsvm_linear(X, y, 1.0, itmax=5, alpha=1.0)
+        expected = lsvm_linear(X, y, 1.0, max_iter=5, alpha=1.0)
     assert got.opt == pytest.approx(expected.opt, rel=1e-9)
     assert_allclose(got.w, expected.w, atol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", CHUNKINGS)
 @pytest.mark.parametrize("nu", [1e-3, 100.0])
 def test_newton_equals_in_memory(data, rows, nu, client):
@@ -145,14 +146,15 @@ def test_newton_equals_in_memory(data, rows, nu, client):
     assert_allclose(u, expected.u, rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_newton_with_murty_steps_equals_in_memory(client):
     # Features whose Gram matrix is a Gaussian kernel on the checkerboard, where the
     # block steps stop improving: Murty's single pivots (a pass more each) are used.
     X, y = make_checkerboard(100, seed=0)
     s, V = np.linalg.eigh(rbf_kernel(X, gamma=10.0))
     A = V * np.sqrt(np.maximum(s, 0.0))
-    expected = lsvm_linear_newton(A, y, 1000.0, itmax=500)
-    got = lsvm_linear_newton(*to_dask(A, y, 40), 1000.0, itmax=500)
+    expected = lsvm_linear_newton(A, y, 1000.0, max_iter=500)
+    got = lsvm_linear_newton(*to_dask(A, y, 40), 1000.0, max_iter=500)
     assert got.converged and got.n_iter == expected.n_iter
     assert got.passes > 1 + 2 * got.n_iter  # a Murty step was taken
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
@@ -180,6 +182,7 @@ def test_the_small_system_is_summed_over_blocks(client):
 # --- the estimator --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["newton", "fixed-point"])
 def test_estimator_equals_in_memory(data, solver, client):
     X, y = data
@@ -266,6 +269,7 @@ def test_check_row_chunked_cuts_in_memory_labels():
 # --- Nystroem features per block ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_nystroem_per_block_equals_in_memory(client):
     X, y = make_chunked("checkerboard", 3000, chunk_size=700, seed=2)
     Phi, nys = nystroem_features(X, 60, gamma=20.0, random_state=1)
@@ -317,6 +321,7 @@ def test_checkerboard_chunks():
         make_chunked("spiral", 10)
 
 
+@pytest.mark.slow
 def test_zarr_round_trip(tmp_path, client):
     X, y = make_chunked("linear_large", 2500, chunk_size=1000, seed=1, n_features=3)
     path = write_zarr(

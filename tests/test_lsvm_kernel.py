@@ -1,19 +1,27 @@
 """The kernel LSVM from rows on demand (lsvm_kernel_columns) against the Gram-matrix solvers."""
 
+import copy
+import importlib
+import pickle
+import pkgutil
+import types
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-from ksvm.lsvm import (active_set, augment, dual_matrix, free_kept_memory, lsvm_kernel,
+from ksvm.lsvm import (KeptMemory, active_set, augment, dual_matrix, lsvm_kernel,
                        lsvm_kernel_columns, lsvm_kernel_newton, working_set)
 from ksvm.lsvm.block import BlockSolver, _block_of
-from ksvm.lsvm.working_set import (_accelerated_projected_gradient, _KeptMemory,
-                                   _largest_eigenvalue_bound, _plus_minus_one, _predict, _Workspace)
+from ksvm.lsvm.working_set import (_accelerated_projected_gradient, _largest_eigenvalue_bound,
+                                   _plus_minus_one, _predict, _Workspace)
 
 from .conftest import frozen
 
@@ -64,7 +72,7 @@ def test_equals_the_fixed_point():
     G, y, k = _problem(400, 10.0, seed=3)
     K = k(G, G)
     r = lsvm_kernel_columns(KernelColumns(k, G), y, 10.0)
-    fp = lsvm_kernel(K, y, 10.0, itmax=100_000, tol=1e-10)
+    fp = lsvm_kernel(K, y, 10.0, max_iter=100_000, tol=1e-10)
     assert fp.converged
     np.testing.assert_allclose(r.u, fp.u, atol=1e-7 * max(1.0, fp.u.max()))
 
@@ -76,10 +84,10 @@ def test_ends_on_the_problem_where_plain_newton_cycles():
     K = k(G, G)
     Q = dual_matrix(K, y, 1000.0)
     for warm_start in (False, True):
-        r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, itmax=200, warm_start=warm_start)
+        r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, max_iter=200, warm_start=warm_start)
         assert r.converged
         assert _kkt_residual(Q, r.u) <= 1e-8 * r.u.max()
-        np.testing.assert_allclose(r.u, lsvm_kernel_newton(K, y, 1000.0, itmax=200).u,
+        np.testing.assert_allclose(r.u, lsvm_kernel_newton(K, y, 1000.0, max_iter=200).u,
                                    atol=1e-10 * r.u.max())
 
 
@@ -90,10 +98,10 @@ def test_a_hand_checkable_case():
     np.testing.assert_allclose(r.u, [0.0, 3.4004, 1.4587, 0.0], atol=1e-4)
 
 
-def test_warns_at_itmax_and_checks_its_input():
+def test_warns_at_max_iter_and_checks_its_input():
     G, y, k = _problem(300, 100.0)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, itmax=1)
+        r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, max_iter=1)
     assert not r.converged
     with pytest.raises(ValueError, match="labels"):
         lsvm_kernel_columns(KernelColumns(k, G), y[:-1], 1.0)
@@ -295,7 +303,7 @@ def test_the_gradient_steps_with_labels_are_those_on_DPD():
 
 
 def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
-    kept = _KeptMemory(limit=8 * 1000)
+    kept = KeptMemory(limit=8 * 1000)
     first = kept.take(100)
     assert first.size == 100 and kept.nbytes == 0
     kept.give(first)
@@ -314,9 +322,9 @@ def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
     assert kept.nbytes == 0
 
 
-def test_a_workspace_never_hands_out_memory_in_use(monkeypatch):
-    monkeypatch.setattr(working_set, "_KEPT", _KeptMemory(limit=10**9))
-    w = _Workspace(10)
+def test_a_workspace_never_hands_out_memory_in_use():
+    kept = KeptMemory(limit=10**9)
+    w = _Workspace(10, kept)
     Q1, F1 = w.Q(8), w.factor(8, "F")
     Q2, F2 = w.Q(10), w.factor(9)  # formed from Q1 and F1
     assert Q2.flags.c_contiguous and F1.flags.f_contiguous and F2.flags.c_contiguous
@@ -331,7 +339,7 @@ def test_a_workspace_never_hands_out_memory_in_use(monkeypatch):
     w.release()
     assert np.shares_memory(w.empty((10, 10)), temps[0])  # temporaries handed out again
     w.close()
-    assert working_set._KEPT.nbytes == 6 * 10**2 * 8
+    assert kept.nbytes == 6 * 10**2 * 8
 
 
 @pytest.mark.parametrize("room, size", [(1.0, 1000), (1.125, 300)])
@@ -349,31 +357,101 @@ def test_workspaces_change_no_answer(monkeypatch, room, size):
         np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-12 * ref.u.max())
 
 
-def test_repeated_fits_work_in_the_memory_kept(monkeypatch):
-    kept = _KeptMemory(limit=working_set._KEPT.limit)
-    monkeypatch.setattr(working_set, "_KEPT", kept)
+def _taking(monkeypatch, kept):
+    """The sizes taken from ``kept`` from now on, and the arrays it hands out."""
+    taken, original = [], kept.take
+    monkeypatch.setattr(kept, "take", lambda size: taken.append(original(size)) or taken[-1])
+    return taken
+
+
+def test_repeated_fits_of_an_estimator_work_in_the_memory_it_keeps(monkeypatch):
     X, y = make_checkerboard(1000, seed=0)
-    LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    clf = LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    kept = clf._kept
     block = kept._block
     assert 0 < kept.nbytes <= kept.limit
-    taken = []
-    original = kept.take
-    monkeypatch.setattr(kept, "take", lambda size: taken.append(original(size)) or taken[-1])
-    LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    taken = _taking(monkeypatch, kept)
+    clf.fit(X, y)
     assert taken and all(np.shares_memory(t, block) for t in taken)
+    assert clf._kept is kept and kept._block is block
+    # Another estimator keeps its own: it takes nothing of this one's.
+    other = LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    assert other._kept is not kept and not np.shares_memory(other._kept._block, block)
     assert kept._block is block
-    assert free_kept_memory() == block.nbytes and kept.nbytes == 0
+
+
+def test_the_memory_kept_is_neither_cloned_nor_pickled():
+    X, y = make_checkerboard(300, seed=0)
+    clf = LagrangianSVC(kernel="rbf", gamma=100.0, nu=1.0).fit(X, y)
+    assert clf._kept.nbytes > 0
+    assert not hasattr(clone(clf), "_kept")
+    again = pickle.loads(pickle.dumps(clf))
+    assert not hasattr(again, "_kept") and clf._kept.nbytes > 0  # the original keeps it
+    assert len(pickle.dumps(clf)) < clf._kept.nbytes
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+    assert not hasattr(copy.deepcopy(clf), "_kept")
+    np.testing.assert_array_equal(again.fit(X, y).u_, clf.u_)  # refitted with memory of its own
+
+
+def test_two_estimators_fitted_at_once_in_two_threads_fit_as_one_after_the_other():
+    problems = [make_checkerboard(1000, seed=s) for s in (0, 1)]
+    params = [{"nu": 1.0}, {"nu": 100.0}]
+
+    def fit(i, rounds=3):  # several fits each, so that each reuses its memory under the other
+        clf = LagrangianSVC(kernel="rbf", gamma=100.0, **params[i])
+        return [clf.fit(*problems[i]).u_.copy() for _ in range(rounds)]
+
+    alone = [fit(i, 1)[0] for i in (0, 1)]
+    for _ in range(2):
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            together = list(pool.map(fit, (0, 1)))
+        for i in (0, 1):
+            for u in together[i]:
+                np.testing.assert_array_equal(u, alone[i])
+
+
+def test_a_call_without_kept_memory_keeps_nothing_after_it(monkeypatch):
+    made = []
+    original = working_set.KeptMemory.__init__
+
+    def init(self, *args, **kwargs):
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(working_set.KeptMemory, "__init__", init)
+    G, y, k = _problem(1100, 100.0, seed=5)
+    lsvm_kernel_columns(KernelColumns(k, G), y, 1.0)
+    lsvm_kernel_columns(KernelColumns(k, G), y, 1.0)
+    assert len(made) == 2 and made[0] is not made[1]  # one for each call, dropped after it
+    with pytest.raises(TypeError, match="kept must be a KeptMemory"):
+        lsvm_kernel_columns(KernelColumns(k, G), y, 1.0, kept=np.empty(10))
 
 
 def test_a_fit_with_a_large_working_set_keeps_no_memory(monkeypatch):
     # 1100 points, workspaces up to 300 points: the lower levels take them, the top level
     # (over 300) empties the memory kept, which would only add to its peak.
-    kept = _KeptMemory(limit=working_set._KEPT.limit)
-    monkeypatch.setattr(working_set, "_KEPT", kept)
+    kept = KeptMemory()
     monkeypatch.setattr(working_set, "_WORKSPACE_SIZE", 300)
     G, y, k = _problem(1100, 100.0, seed=5)
-    taken = []
-    original = kept.take
-    monkeypatch.setattr(kept, "take", lambda size: taken.append(size) or original(size))
-    lsvm_kernel_columns(KernelColumns(k, G), y, 1.0)
+    taken = _taking(monkeypatch, kept)
+    lsvm_kernel_columns(KernelColumns(k, G), y, 1.0, kept=kept)
     assert taken and kept.nbytes == 0
+
+
+def test_no_module_of_the_lsvm_holds_state_of_its_own():
+    # Constants, functions, classes and modules only (and scipy's BLAS routines): no
+    # object that a fit could change, such as a memory pool shared by every caller.
+    import ksvm.lsvm
+
+    immutable = (int, float, str, bool, tuple, frozenset, type(None), type,
+                 types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+    found = []
+    for info in pkgutil.iter_modules(ksvm.lsvm.__path__):
+        module = importlib.import_module(f"ksvm.lsvm.{info.name}")
+        for name, value in vars(module).items():
+            if name.startswith("__") or isinstance(value, immutable):
+                continue
+            if type(value).__name__ == "fortran":  # scipy.linalg.blas
+                continue
+            found.append(f"{info.name}.{name}")
+    assert found == []

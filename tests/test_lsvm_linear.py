@@ -28,7 +28,7 @@ def _naive_gram(A, d, free):
     return H[free].T @ H[free], H[free].T @ np.ones(int(free.sum()))
 
 
-def _reference_newton(A, d, nu, itmax=100, tol=1e-8):
+def _reference_newton(A, d, nu, max_iter=100, tol=1e-8):
     """The previous implementation: active_set with the free rows copied and factored."""
     def solve_free(free):
         AF, dF = A[free], d[free]
@@ -38,7 +38,7 @@ def _reference_newton(A, d, nu, itmax=100, tol=1e-8):
         du = d * u
         return u / nu + d * (A @ (A.T @ du) + du.sum())
 
-    return active_set(solve_free, Q_times, A.shape[0], itmax, tol, return_history=True)
+    return active_set(solve_free, Q_times, A.shape[0], max_iter, tol, return_history=True)
 
 
 def test_free_gram_equals_the_naive_one_for_masks_indices_and_blocks(monkeypatch):
@@ -126,7 +126,7 @@ def test_equals_liblinear_and_the_fixed_point(nu_times_m):
     nu = nu_times_m / m
     r = lsvm_linear_newton(A, d, nu)
     assert r.converged and r.n_iter <= 10
-    fp = lsvm_linear(A, d, nu, itmax=5000, tol=1e-11)
+    fp = lsvm_linear(A, d, nu, max_iter=5000, tol=1e-11)
     plane = np.append(r.w, r.gamma)
     np.testing.assert_allclose(plane, np.append(fp.w, fp.gamma), rtol=1e-7)
     clf = LinearSVC(C=nu / 2, loss="squared_hinge", dual=False, tol=1e-10, max_iter=10000)
@@ -142,8 +142,8 @@ def test_the_answer_does_not_depend_on_the_order_of_the_rows(m, n, nu, seed):
     d = np.where(rng.random(m) < 0.5, -1, 1)
     d[:2] = [-1, 1]
     order = rng.permutation(m)
-    r = lsvm_linear_newton(A, d, nu, itmax=500)
-    p = lsvm_linear_newton(A[order], d[order], nu, itmax=500)
+    r = lsvm_linear_newton(A, d, nu, max_iter=500)
+    p = lsvm_linear_newton(A[order], d[order], nu, max_iter=500)
     assert r.converged and p.converged
     scale = max(1.0, r.u.max())
     np.testing.assert_allclose(p.u, r.u[order], rtol=0, atol=1e-8 * scale)

@@ -14,7 +14,8 @@ from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
 from ksvm.primal import is_linearly_separable, primal_hinge, primal_objective, primal_qp
 from ksvm.columns import KernelColumns, RBFBlock
-from ksvm.smo import _ActiveSet, _ActiveSetBLAS, dual_objective, smo, smo_rows
+from ksvm._smo_loop import _ActiveSet, _ActiveSetBLAS
+from ksvm.smo import CachedRows, GramRows, dual_objective, run_smo, smo, smo_rows
 
 from .conftest import frozen
 
@@ -324,6 +325,7 @@ def test_pair_step_by_hand(cls):
     K = np.eye(2)
     assert act.second_order_j(i, K[i]) == 1
     gain = act.pair_step(i, j, K[i], K[j])
+    assert act.t == 0.4  # the step, clipped to the box
     assert_allclose(act.alpha, [0.4, 0.4], rtol=0, atol=1e-15)
     assert_allclose(act.F, [0.6, -0.6], rtol=0, atol=1e-15)
     assert gain == pytest.approx(dual_objective(act.alpha, K, y), abs=1e-15)  # 0.64
@@ -450,3 +452,104 @@ def test_rows_solver_warns_at_max_iter_and_keeps_inputs():
     assert clf.n_iter_ == 5 and not clf.converged_
     assert_array_equal(X, X0)
     assert_array_equal(y, y0)
+
+
+# --- one loop, two row providers, a callback -----------------------------------------
+
+
+def index_kernel(K):
+    """A kernel on the points ``[[0], [1], ...]`` that reads ``K``: its rows, computed
+    by ``KernelColumns``, are exactly those of ``K``."""
+
+    def k(A, B):
+        return K[np.ix_(A[:, 0].astype(int), B[:, 0].astype(int))]
+
+    return k
+
+
+def providers(K, cache_rows=None):
+    """The Gram-matrix provider and the cached-rows provider of the same ``K``."""
+    n = len(K)
+    index = np.arange(n, dtype=float)[:, None]
+    size = (cache_rows or n) * n * 8 / 2**20
+    columns = KernelColumns(index_kernel(K), index, cache_size=size)
+
+    def product(rows, cols, v):
+        return K[np.ix_(rows, cols)] @ v
+
+    return GramRows(K), CachedRows(columns, product)
+
+
+@pytest.mark.parametrize("second_order", [True, False])
+@pytest.mark.parametrize("cache_rows", [None, 5])
+def test_the_two_providers_take_the_same_steps(second_order, cache_rows):
+    """Without shrinking, and with the arithmetic of the Gram matrix, the cached rows
+    (all of them, or five at a time) give the same multipliers bit for bit."""
+    X, y = DATA["noisy 2-D"]
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    dense, rows = providers(K, cache_rows)
+    rows.active_set = _ActiveSet
+    args = dict(tol=1e-6, max_iter=10**5, second_order=second_order, shrinking=False)
+    a, b = run_smo(dense, y, 10.0, **args), run_smo(rows, y, 10.0, **args)
+    assert a.n_iter == b.n_iter > 100
+    assert_array_equal(a.alpha, b.alpha)
+    assert_array_equal(a.F, b.F)
+
+
+def test_the_two_providers_reach_the_same_multipliers():
+    """With their own arithmetic and shrinking, the same optimum to the tolerance."""
+    X, y = DATA["noisy 2-D"]
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    dense, rows = providers(K)
+    a = run_smo(dense, y, 10.0, tol=1e-8, max_iter=10**5)
+    b = run_smo(rows, y, 10.0, tol=1e-8, max_iter=10**5)
+    assert_allclose(b.alpha, a.alpha, rtol=0, atol=1e-5)
+    assert dual_objective(b.alpha, K, y) == pytest.approx(dual_objective(a.alpha, K, y), rel=1e-12)
+    assert kkt_violation(a.alpha, K, y, 10.0) <= 1.01e-8 and kkt_violation(b.alpha, K, y, 10.0) <= 1.01e-8
+
+
+@pytest.mark.parametrize("which", ["gram", "rows"])
+def test_the_callback_sees_every_step(which):
+    """One call per pair step, shrinking included; replaying the steps from alpha = 0
+    gives the final multipliers (exactly from the new values, to rounding from t)."""
+    X, y = make_noisy_2d(1200, flip=0.1, seed=3)
+    K = kernels.rbf_kernel(X, gamma=1.0)
+    provider = providers(K)[which == "rows"]
+    steps = []
+    run = run_smo(provider, y, 10.0, tol=1e-6, max_iter=10**5, callback=steps.append)
+    assert len(steps) == run.n_iter > 1000
+    assert [s.n_iter for s in steps] == list(range(1, run.n_iter + 1))
+    assert min(s.active.size for s in steps) < len(y)  # some steps ran shrunk
+    exact, by_t = np.zeros(len(y)), np.zeros(len(y))
+    objective = 0.0
+    for s in steps:
+        assert s.i != s.j and s.gain >= 0 and s.gap > 1e-6
+        exact[s.i], exact[s.j] = s.alpha_i, s.alpha_j
+        by_t[s.i] += y[s.i] * s.t
+        by_t[s.j] -= y[s.j] * s.t
+        objective += s.gain
+    assert_array_equal(exact, run.alpha)
+    assert_allclose(by_t, run.alpha, rtol=0, atol=1e-12)
+    assert objective == pytest.approx(dual_objective(run.alpha, K, y), rel=1e-10)
+
+
+def test_the_callback_does_not_change_the_steps():
+    X, y = DATA["noisy 2-D"]
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    watched = run_smo(GramRows(K), y, 10.0, tol=1e-6, max_iter=10**5, callback=lambda step: None)
+    assert_array_equal(watched.alpha, smo(K, y, 10.0, tol=1e-6).alpha)
+
+
+@pytest.mark.parametrize("C", [10.0, np.inf])
+def test_one_warning_for_both_paths(C):
+    """smo and smo_rows warn alike at max_iter, at the line that called them."""
+    X, y = DATA["noisy 2-D"]
+    k = kernels.make_kernel("rbf", gamma=0.5)
+    with pytest.warns(ConvergenceWarning) as dense:
+        smo(k(X, X), y, C, max_iter=5)
+    with pytest.warns(ConvergenceWarning) as rows:
+        smo_rows(KernelColumns(k, X), y, C, max_iter=5)
+    assert [str(w.message) for w in dense] == [str(w.message) for w in rows]
+    assert "max_iter=5" in str(dense[0].message)
+    assert ("not be separable" in str(rows[0].message)) == np.isinf(C)
+    assert dense[0].filename == rows[0].filename == __file__

@@ -36,17 +36,17 @@ def answer(outcome, n, where):
     return w, gamma, whole_number(it, "lsvm_linear", "it (the number of iterations)", where)
 
 
-def counted(it, itmax, where):
-    """An iteration count must be between 1 and itmax (checks 1 and 3 leave its exact value to check 2)."""
-    if not (1 <= it <= itmax):
-        raise AssertionError(f"you report it={it} iterations with itmax={itmax} {where}: count every computed "
-                             "u^(i+1), and stop after itmax iterations")
+def counted(it, max_iter, where):
+    """An iteration count must be between 1 and max_iter (checks 1 and 3 leave its exact value to check 2)."""
+    if not (1 <= it <= max_iter):
+        raise AssertionError(f"you report it={it} iterations with max_iter={max_iter} {where}: count every computed "
+                             "u^(i+1), and stop after max_iter iterations")
 
 
-def reference(A, d, nu, itmax, tol):
+def reference(A, d, nu, max_iter, tol):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # the reference warns when it stops at itmax
-        return reference_lsvm(A, d, nu=nu, itmax=itmax, tol=tol)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the reference warns when it stops at max_iter
+        return reference_lsvm(A, d, nu=nu, max_iter=max_iter, tol=tol)
 
 
 def errors(w, gamma, ref):
@@ -68,13 +68,13 @@ def place(m, n, nu):
 
 def solution_case(A, d, nu):
     """The case of check 1: lsvm_linear run to convergence, against ksvm and against the primal (7)."""
-    (m, n), itmax, tol = A.shape, 5000, 1e-10
+    (m, n), max_iter, tol = A.shape, 5000, 1e-10
     where = place(m, n, nu)
 
     def judge(outcome):
         w, gamma, it = answer(outcome, n, where)
-        counted(it, itmax, where)
-        ref = reference(A, d, nu, itmax, tol)
+        counted(it, max_iter, where)
+        ref = reference(A, d, nu, max_iter, tol)
         w_error, gamma_error, scale = errors(w, gamma, ref)
         w_ok, gamma_ok = w_error <= 1e-6, gamma_error <= 1e-6
         if w_ok and not gamma_ok and abs(gamma + ref.gamma) <= 1e-6 * scale:
@@ -98,7 +98,7 @@ def solution_case(A, d, nu):
                 f"(w, gamma) does not minimise the LSVM problem (7) {where}: the gradient of "
                 f"nu/2 ||(e - D(Aw - e gamma))_+||^2 + (w'w + gamma^2)/2 has norm {gradient:.2e}")
 
-    return call(A, d, nu, itmax=itmax, tol=tol), judge
+    return call(A, d, nu, max_iter=max_iter, tol=tol), judge
 
 
 @check(1, "the solution, against ksvm.lsvm.lsvm_linear and against the optimality of the primal (7)", "lsvm_linear")
@@ -126,8 +126,8 @@ def iterates_case(A, d, nu, k):
         ref = reference(A, d, nu, k, tol)
         if it != ref.n_iter:
             raise AssertionError(
-                f"with itmax={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}: "
-                "stop after itmax iterations, and count every computed u^(i+1)")
+                f"with max_iter={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}: "
+                "stop after max_iter iterations, and count every computed u^(i+1)")
         w_error, gamma_error, _ = errors(w, gamma, ref)
         if not (w_error <= 1e-8 and gamma_error <= 1e-8):
             part = "w" if not (w_error <= 1e-8) else "gamma"
@@ -137,17 +137,17 @@ def iterates_case(A, d, nu, k):
                 "(check 1): check the start u^0 = Q^{-1} e, the step alpha = 1.9 / nu and the update "
                 "u^(i+1) = Q^{-1}(e + ((Qu^i - e) - alpha u^i)_+)")
 
-    return call(A, d, nu, itmax=k, tol=tol), judge
+    return call(A, d, nu, max_iter=k, tol=tol), judge
 
 
 def stopping_case(A, d, nu, tol):
     """The case of check 2: lsvm_linear stopped by tol, with the iteration count of ksvm (one more or less)."""
-    (m, n), itmax = A.shape, 5000
+    (m, n), max_iter = A.shape, 5000
     where = place(m, n, nu)
 
     def judge(outcome):
         w, gamma, it = answer(outcome, n, where)
-        ref = reference(A, d, nu, itmax, tol)
+        ref = reference(A, d, nu, max_iter, tol)
         if not (abs(it - ref.n_iter) <= 1):
             raise AssertionError(
                 f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same tol={tol:.0e} {where}: "
@@ -156,7 +156,7 @@ def stopping_case(A, d, nu, tol):
             f"stopped by tol={tol:.0e} after {it} iterations, (w, gamma) differs from that of "
             f"ksvm.lsvm.lsvm_linear by {max(error):.2e} (relative) {where}"))
 
-    return call(A, d, nu, itmax=itmax, tol=tol), judge
+    return call(A, d, nu, max_iter=max_iter, tol=tol), judge
 
 
 @check(2, "the iterates and the iteration count", "lsvm_linear")
@@ -173,10 +173,10 @@ def check_2(rng):
 
 def memory_case(rng):
     """The case of check 3: a large problem, with a memory budget of a quarter of one m x m matrix."""
-    m, n, nu, itmax, tol = 3000, 4, some_nu(rng), int(rng.integers(2, 6)), 1e-8
+    m, n, nu, max_iter, tol = 3000, 4, some_nu(rng), int(rng.integers(2, 6)), 1e-8
     A, d = two_classes(rng, m, n)
     budget = m * m * 8 // 4
-    where = f"(m={m}, n={n}, nu={nu:.3g}, itmax={itmax}, in the call under a memory limit)"
+    where = f"(m={m}, n={n}, nu={nu:.3g}, max_iter={max_iter}, in the call under a memory limit)"
 
     def judge(outcome):
         if outcome.raised_a("MemoryError") or not (outcome.peak is None or outcome.peak <= budget):
@@ -186,29 +186,29 @@ def memory_case(rng):
                 f"m x m matrix ({m * m * 8 / 1e6:.0f} MB each), such as D = np.diag(d), HH' or Q. Multiply by d "
                 "entry by entry and apply Q^{-1} by Sherman-Morrison-Woodbury")
         w, gamma, it = answer(outcome, n, where)  # raises what the call raised, if it did
-        ref = reference(A, d, nu, itmax, tol)
+        ref = reference(A, d, nu, max_iter, tol)
         if it != ref.n_iter:
             raise AssertionError(
-                f"with itmax={itmax} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}")
+                f"with max_iter={max_iter} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}")
         agree(w, gamma, ref, 1e-8, lambda w_error, gamma_error: (
             f"(w, gamma) differs from that of ksvm.lsvm.lsvm_linear by {w_error:.1e} in w and "
             f"{gamma_error:.1e} in gamma (relative) {where}"))
 
-    return call(A, d, nu, itmax=itmax, tol=tol, memory=budget), judge
+    return call(A, d, nu, max_iter=max_iter, tol=tol, memory=budget), judge
 
 
 def agrees_case(A, d, nu, what):
     """The case of check 3: (w, gamma) against ksvm, with ``what`` said of the data if they differ."""
-    (m, n), itmax, tol = A.shape, 5000, 1e-10
+    (m, n), max_iter, tol = A.shape, 5000, 1e-10
     where = place(m, n, nu)
 
     def judge(outcome):
         w, gamma, it = answer(outcome, n, where)
-        counted(it, itmax, where)
-        agree(w, gamma, reference(A, d, nu, itmax, tol), 1e-6, lambda *error: (
+        counted(it, max_iter, where)
+        agree(w, gamma, reference(A, d, nu, max_iter, tol), 1e-6, lambda *error: (
             f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(error):.2e} (relative) {where}"))
 
-    return call(A, d, nu, itmax=itmax, tol=tol), judge
+    return call(A, d, nu, max_iter=max_iter, tol=tol), judge
 
 
 @check(3, "memory (no m x m matrix), labels as integers, more features than points", "lsvm_linear")

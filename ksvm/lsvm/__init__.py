@@ -71,7 +71,7 @@ block
     The Cholesky factor of the free set, updated from one step to the next.
 working_set
     The kernel LSVM by working sets from kernel rows on demand, its warm start and
-    the workspace kept between fits.
+    the memory its workspaces pass on from one level (and one fit) to the next.
 estimator
     :class:`LagrangianSVC`.
 dask
@@ -80,6 +80,9 @@ dask
     met, and under its public name as :mod:`ksvm.lsvm_dask`.
 dask_blocks
     A Dask array read block by block: its checks, a map with sums reduced on the cluster.
+dask_data
+    The data sets as Dask arrays chunked by rows (each chunk drawn on its own, on a
+    worker) and their storage in Zarr; imported on its own, like dask.
 """
 
 from ..linalg import smw_factor, smw_solve
@@ -87,7 +90,7 @@ from .estimator import LagrangianSVC
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import active_set, lsvm_kernel_newton, lsvm_linear_newton
 from .problem import LSVMResult, augment, dual_matrix
-from .working_set import free_kept_memory, lsvm_kernel_columns
+from .working_set import KeptMemory, lsvm_kernel_columns
 
 __all__ = [
     "LSVMResult",
@@ -101,6 +104,6 @@ __all__ = [
     "lsvm_linear_newton",
     "lsvm_kernel_newton",
     "lsvm_kernel_columns",
-    "free_kept_memory",
+    "KeptMemory",
     "LagrangianSVC",
 ]

@@ -57,9 +57,9 @@ class BlockSolver:
     (appended at the end), and the trailing block is the factor of its Schur
     complement ``Q_TT - L_T L_T'``: ``O(|T|^2 p + |T|^3 / 3)``, plus ``p^2`` for
     the row of each point that enters; when that exceeds ``|F|^3 / 3``, ``F`` is
-    factored whole.  A caller that puts the points most likely to leave last
-    (:func:`_working_set` orders them by the margin its warm start predicts)
-    keeps ``p`` large.  Between two factorisations, the columns of
+    factored whole.  A caller that puts the points most likely to leave last (the
+    working-set solver orders them by the margin its warm start predicts) keeps
+    ``p`` large.  Between two factorisations, the columns of
     ``L^{-1} [Q_BA  E_R]`` of the points that entered or left in an update are
     kept for the next updates, which mostly repeat them.
 

@@ -68,7 +68,7 @@ from .dask_blocks import (
 )
 from .fixed_point import _SQRT_EPS, _STALL_PATIENCE
 from .newton import _Pivoting, _warn_active_set
-from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
+from .problem import LSVMResult, _check_max_iter_tol, _check_nu_alpha
 
 __all__ = [
     "check_row_chunked",
@@ -107,7 +107,7 @@ def _code2_block_first(a, d, z, **kw):
 
 
 def lsvm_linear(
-    A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
+    A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
 ):
     """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
 
@@ -123,7 +123,7 @@ def lsvm_linear(
     d : dask.array.Array of shape (m,) or array-like
         Two class labels (the second in sort order is +1); a Dask array must
         have the row chunks of ``A``.
-    nu, itmax, tol, alpha, return_history
+    nu, max_iter, tol, alpha, return_history
         As in :func:`ksvm.lsvm.lsvm_linear`.
     callback : callable or None
         Called after every pass over ``A`` with a dict: ``pass`` (passes made),
@@ -147,7 +147,7 @@ def lsvm_linear(
     Warns
     -----
     ConvergenceWarning
-        If ``itmax`` is reached first.
+        If ``max_iter`` is reached first.
 
     Notes
     -----
@@ -159,14 +159,14 @@ def lsvm_linear(
     Examples
     --------
     >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
-    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> round(float(r.w[0]), 4), round(r.gamma, 4), type(r.u).__name__
     (0.9757, 1.9417, 'Array')
     """
     A, d = check_row_chunked(A, d)
     m, n = A.shape
     nu, alpha = _check_nu_alpha(nu, alpha, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
+    max_iter, tol = _check_max_iter_tol(max_iter, tol)
     dd = _labels_pm(d)
     HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
     factor = smw_gram_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
@@ -204,14 +204,14 @@ def lsvm_linear(
         if since_best >= _STALL_PATIENCE and opt <= _SQRT_EPS * norm_u:  # as in fixed_point
             at_floor = True
             break
-        if it >= itmax:
+        if it >= max_iter:
             break
     converged = opt <= tol or at_floor
     if not converged:
         warnings.warn(
-            f"LSVM (Dask) stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > "
-            f"tol={tol:g}; raise itmax (max_iter of LagrangianSVC) or tol, or use the "
-            "active-set Newton solver (lsvm_linear_newton; solver='newton' or 'auto').",
+            f"LSVM (Dask) stopped at max_iter={max_iter} with ||u^(i+1) - u^i|| = {opt:.3g} > "
+            f"tol={tol:g}; raise max_iter or tol, or use the active-set Newton solver "
+            "(lsvm_linear_newton; solver='newton' or 'auto').",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -257,7 +257,7 @@ def _free_gram_block(a, d, free):
 
 
 def lsvm_linear_newton(
-    A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
+    A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
 ):
     """The active-set Newton LSVM on a Dask array chunked by rows.
 
@@ -274,7 +274,7 @@ def lsvm_linear_newton(
         Chunked by rows, one chunk along the columns.
     d : dask.array.Array of shape (m,) or array-like
         Two class labels; a Dask array must have the row chunks of ``A``.
-    nu, itmax, tol, return_history
+    nu, max_iter, tol, return_history
         As in :func:`ksvm.lsvm.lsvm_linear_newton`.
     patience : int, default=3
         As in :func:`ksvm.lsvm.active_set`.
@@ -295,7 +295,7 @@ def lsvm_linear_newton(
     Warns
     -----
     ConvergenceWarning
-        If some index is still on the wrong side after ``itmax`` steps.
+        If some index is still on the wrong side after ``max_iter`` steps.
 
     Notes
     -----
@@ -314,7 +314,7 @@ def lsvm_linear_newton(
     A, d = check_row_chunked(A, d)
     m, n = A.shape
     nu, _ = _check_nu_alpha(nu, None, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
+    max_iter, tol = _check_max_iter_tol(max_iter, tol)
     dd = _labels_pm(d)
     chunks = (A.chunks[0],)
     index = da.arange(m, chunks=chunks, dtype=np.float64)
@@ -327,7 +327,7 @@ def lsvm_linear_newton(
     pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
     n_sums = 1 + (n + 1) ** 2 + 2 * (n + 1)
-    while it < itmax:
+    while it < max_iter:
         p = None
         if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
             p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)

@@ -8,7 +8,7 @@ from ..columns import KernelColumns
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
 from .problem import _check_nu_alpha, _dask_path, augment
-from .working_set import lsvm_kernel_columns
+from .working_set import KeptMemory, lsvm_kernel_columns
 
 __all__ = ["LagrangianSVC"]
 
@@ -23,8 +23,8 @@ class LagrangianSVC(BaseKernelClassifier):
     solver with a kernel that is PSD by theory ('rbf', 'exponential', 'poly'
     with ``coef0 >= 0``) computes only the rows of the points that can be free,
     on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`), and
-    keeps the memory its last small problem was solved in for the next fit
-    (:func:`free_kept_memory`); the fixed point, a callable, 'sigmoid' and
+    keeps the memory its last small problem was solved in (at most 61 MB) for its next
+    fit (neither ``clone`` nor pickling copies it); the fixed point, a callable, 'sigmoid' and
     'precomputed' use the whole ``m x m`` matrix.  The decision function is
     ``K([x' -1], G') D u``; for the linear kernel that is ``x'w - gamma``.
     With the linear kernel, ``fit``, ``decision_function`` and ``predict`` also
@@ -66,7 +66,7 @@ class LagrangianSVC(BaseKernelClassifier):
         The solver's tolerance; None means its default (1e-5 for the fixed
         point, the authors' ``tol``; 1e-8 for Newton's sign test).
     max_iter : int or None, default=None
-        The solver's ``itmax``; None means its default (100, the authors').
+        The solver's ``max_iter``; None means its default (100, the authors').
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by the Newton solver when it computes them
         on demand (as ``SVC``'s ``cache_size``); rows that do not fit are computed
@@ -201,14 +201,14 @@ class LagrangianSVC(BaseKernelClassifier):
         if self.kernel == "linear":
             if newton:  # X and d are checked: call the loop, which returns the margins too
                 tol = options.get("tol", 1e-8)  # lsvm_linear_newton's default
-                result, margins = _linear_active_set(data, d, nu, options["itmax"], tol)
+                result, margins = _linear_active_set(data, d, nu, options["max_iter"], tol)
             else:
                 result = lsvm_linear(data, d, nu, **options)
                 margins = d * (data @ result.w - result.gamma)
             return result, margins, None
         if isinstance(data, KernelColumns):
             # No m x m matrix: rows of K(G, G') on demand, for the points that can be free.
-            result = lsvm_kernel_columns(data, d, nu, **options)
+            result = lsvm_kernel_columns(data, d, nu, kept=self._kept_memory(), **options)
             # The solution is exact (to the sign test's tol), so u_i > 0 exactly where
             # d_i f(x_i) < 1: no further pass over the kernel rows is needed.
             return result, np.where(result.u > 0, 0.0, 1.0), round(result.kernel_values / len(d))
@@ -216,8 +216,24 @@ class LagrangianSVC(BaseKernelClassifier):
         result = solve(data, d, nu, **options)
         return result, d * (data @ (d * result.u)), len(d)
 
+    def _kept_memory(self):
+        """The :class:`KeptMemory` in which this estimator's working-set solver keeps its
+        workspace from one fit to the next: its own, made at its first use; not a
+        parameter, so ``clone`` makes a new estimator without it."""
+        kept = getattr(self, "_kept", None)
+        if kept is None:
+            kept = self._kept = KeptMemory()
+        return kept
+
+    def __getstate__(self):
+        """The state to pickle (or deep-copy): the fitted model without the memory kept
+        for the next fit."""
+        state = dict(super().__getstate__())  # a copy: object's may be __dict__ itself
+        state.pop("_kept", None)
+        return state
+
     def _solver_options(self, p):
-        """Whether the Newton method solves, and the solver's ``itmax``, ``tol`` and
+        """Whether the Newton method solves, and the solver's ``max_iter``, ``tol`` and
         ``alpha``, from the validated hyper-parameters ``p``; a Dask fit takes them too."""
         newton = p["solver"] in ("auto", "newton")
         if newton and p["alpha"] is not None:
@@ -225,7 +241,7 @@ class LagrangianSVC(BaseKernelClassifier):
                 f"alpha is the step of the fixed-point iteration; solver={p['solver']!r} uses "
                 "the Newton method, which has none. Pass solver='fixed-point' to use alpha."
             )
-        options = {"itmax": 100 if p["max_iter"] is None else p["max_iter"]}
+        options = {"max_iter": 100 if p["max_iter"] is None else p["max_iter"]}
         if p["tol"] is not None:
             options["tol"] = p["tol"]
         if not newton:

@@ -5,7 +5,7 @@
 Code 2: ``Q^{-1}`` by the Sherman-Morrison-Woodbury identity, so only an
 ``(n+1) x (n+1)`` system is factored and no ``m x m`` object is ever formed;
 :func:`lsvm_kernel` follows Code 3: ``Q = I/nu + D K(G, G') D`` factored once by
-Cholesky.  Both stop at ``tol``, at ``itmax``, or at the rounding floor of the
+Cholesky.  Both stop at ``tol``, at ``max_iter``, or at the rounding floor of the
 iteration (:func:`_iterate`).
 """
 
@@ -20,11 +20,11 @@ from .problem import LSVMResult, _check_kernel_problem, _check_linear_problem, _
 
 __all__ = ["lsvm_linear", "lsvm_kernel"]
 
-def _warn_itmax(itmax, opt, tol):
+def _warn_max_iter(max_iter, opt, tol):
     warnings.warn(
-        f"LSVM stopped at itmax={itmax} with ||u^(i+1) - u^i|| = {opt:.3g} > tol={tol:g}; "
-        "raise itmax (max_iter of LagrangianSVC) or tol, or use the active-set Newton "
-        "solver (lsvm_linear_newton, lsvm_kernel_newton; solver='newton' or 'auto' in "
+        f"LSVM stopped at max_iter={max_iter} with ||u^(i+1) - u^i|| = {opt:.3g} > "
+        f"tol={tol:g}; raise max_iter or tol, or use the active-set Newton solver "
+        "(lsvm_linear_newton, lsvm_kernel_newton; solver='newton' or 'auto' in "
         "LagrangianSVC).  Convergence is linear, and slower the larger nu is; the "
         "step alpha changes the rate too (the LSVM chapters measure both).",
         ConvergenceWarning,
@@ -37,8 +37,8 @@ _SQRT_EPS = float(np.sqrt(np.finfo(np.float64).eps))
 _STALL_PATIENCE = 10
 
 
-def _iterate(step, u, itmax, tol, return_history):
-    """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol``, the rounding floor, or ``itmax``.
+def _iterate(step, u, max_iter, tol, return_history):
+    """Run ``u <- step(u)`` until ``||u^{i+1} - u^i|| <= tol``, the rounding floor, or ``max_iter``.
 
     The map is a contraction, so ``||u^{i+1} - u^i||`` falls geometrically until
     rounding decides its size: a few times ``eps ||u||`` to ``100 eps ||u||`` on the
@@ -48,7 +48,7 @@ def _iterate(step, u, itmax, tol, return_history):
     """
     history = []
     it, opt, best, since_best, at_floor = 0, np.inf, np.inf, 0, False
-    while it < itmax:
+    while it < max_iter:
         u_new = step(u)
         opt = float(np.linalg.norm(u_new - u))
         u = u_new
@@ -63,14 +63,14 @@ def _iterate(step, u, itmax, tol, return_history):
             break
     converged = opt <= tol or at_floor
     if not converged:
-        _warn_itmax(itmax, opt, tol)
+        _warn_max_iter(max_iter, opt, tol)
     return LSVMResult(
         n_iter=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
 
 
-def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False):
     """LSVM for a linear classifier, Code 2 of Mangasarian & Musicant (2001).
 
     Parameters
@@ -82,7 +82,7 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         in sort order is +1.
     nu : float > 0 or None, default=None
         Weight of the squared slacks; None means ``1 / m`` (the authors' default).
-    itmax : int, default=100
+    max_iter : int, default=100
     tol : float > 0, default=1e-5
         Stop when ``||u^{i+1} - u^i|| <= tol``.
     alpha : float in (0, 2/nu) or None, default=None
@@ -104,7 +104,7 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     Warns
     -----
     ConvergenceWarning
-        If ``itmax`` is reached first.
+        If ``max_iter`` is reached first.
 
     Notes
     -----
@@ -116,15 +116,15 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
     Examples
     --------
     >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> round(float(r.w[0]), 4), round(r.gamma, 4)
     (0.9757, 1.9417)
     """
     dask_path = _dask_path(A)
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
-        return dask_path.lsvm_linear(A, d, nu, itmax, tol, alpha=alpha,
+        return dask_path.lsvm_linear(A, d, nu, max_iter, tol, alpha=alpha,
                                      return_history=return_history)
-    A, dd, nu, alpha, itmax, tol = _check_linear_problem(A, d, nu, alpha, itmax, tol)
+    A, dd, nu, alpha, max_iter, tol = _check_linear_problem(A, d, nu, alpha, max_iter, tol)
     m, n = A.shape
 
     factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
@@ -137,13 +137,13 @@ def lsvm_linear(A, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histor
         return smw_solve(A, dd, nu, factor, Qu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
-    result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), itmax, tol, return_history)
+    result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
     Du = dd * result.u
     result.w, result.gamma = A.T @ Du, float(-Du.sum())
     return result
 
 
-def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False):
     """LSVM with a kernel, Code 3 of Mangasarian & Musicant (2001).
 
     Parameters
@@ -153,7 +153,7 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
         a column of -1 appended (see :class:`LagrangianSVC`, which builds it).
     d : array-like of shape (m,)
         The labels; any two classes.
-    nu, itmax, tol, alpha, return_history
+    nu, max_iter, tol, alpha, return_history
         As in :func:`lsvm_linear`.
 
     Returns
@@ -171,7 +171,7 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     Warns
     -----
     ConvergenceWarning
-        If ``itmax`` is reached first.
+        If ``max_iter`` is reached first.
 
     Notes
     -----
@@ -183,11 +183,11 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
     --------
     >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
     >>> G = np.hstack([A, -np.ones((4, 1))])
-    >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, itmax=1000)
+    >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM, dd, nu, alpha, itmax, tol = _check_kernel_problem(KM, d, nu, alpha, itmax, tol)
+    KM, dd, nu, alpha, max_iter, tol = _check_kernel_problem(KM, d, nu, alpha, max_iter, tol)
     m = KM.shape[0]
     Q = dual_matrix(KM, dd, nu)
     factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
@@ -196,4 +196,4 @@ def lsvm_kernel(KM, d, nu=None, itmax=100, tol=1e-5, *, alpha=None, return_histo
         return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
 
     u0 = cho_solve(factor, np.ones(m), check_finite=False)  # u^0 = Q^{-1} e
-    return _iterate(step, u0, itmax, tol, return_history)
+    return _iterate(step, u0, max_iter, tol, return_history)

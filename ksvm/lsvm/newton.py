@@ -60,14 +60,14 @@ def _murty(infeasible):
 def _warn_active_set(it, count, tol, where=""):
     warnings.warn(
         f"The LSVM active-set (Newton) solver{where} stopped after {it} iterations with "
-        f"{count} indices still on the wrong side (tol={tol:g}); raise itmax (max_iter "
-        "of LagrangianSVC) or tol, or use solver='fixed-point'.",
+        f"{count} indices still on the wrong side (tol={tol:g}); raise max_iter or "
+        "tol, or use solver='fixed-point'.",
         ConvergenceWarning,
         stacklevel=4,
     )
 
 
-def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=None, patience=3):
+def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free=None, patience=3):
     """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
 
     With ``g = Qu - e`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
@@ -96,7 +96,7 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     solve_free, Q_times : callable
     m : int
         The number of unknowns.
-    itmax : int
+    max_iter : int
     tol : float > 0
     return_history : bool, default=False
         Keep ``||u^{i+1} - u^i||`` per step.
@@ -113,13 +113,13 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     Warns
     -----
     ConvergenceWarning
-        If some index is still on the wrong side after ``itmax`` steps.
+        If some index is still on the wrong side after ``max_iter`` steps.
 
     Examples
     --------
     >>> Q = np.array([[2.0, -1.0], [-1.0, 2.0]])  # free set {0, 1}: Q u = e
     >>> r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
-    ...                lambda u, F: Q @ u, 2, itmax=10, tol=1e-12)
+    ...                lambda u, F: Q @ u, 2, max_iter=10, tol=1e-12)
     >>> r.u, r.n_iter, r.converged
     (array([1., 1.]), 1, True)
     """
@@ -128,7 +128,7 @@ def active_set(solve_free, Q_times, m, itmax, tol, return_history=False, free=No
     history = []
     pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
-    while it < itmax:
+    while it < max_iter:
         u_new = np.zeros(m)
         if free.any():
             u_new[free] = solve_free(free)
@@ -194,7 +194,7 @@ def _free_gram(A, dd, rows=None):
     return G, b
 
 
-def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
+def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=3):
     """:func:`active_set` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, with ``H_F'H_F`` updated.
 
     The same steps as ``active_set(solve_free, Q_times, ...)`` with the functions of
@@ -247,7 +247,7 @@ def _linear_active_set(A, dd, nu, itmax, tol, return_history=False, patience=3):
     history = []
     pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
-    while it < itmax:
+    while it < max_iter:
         v = solve(G, b)
         threshold, step = signs(v)
         infeasible = wrong < -threshold
@@ -316,7 +316,7 @@ def _clipped(A, dd, u, v):
     return np.maximum(u, 0.0), v
 
 
-def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=False):
+def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=False):
     """LSVM for a linear classifier by an active-set (semismooth Newton) method.
 
     Solves the same dual (11) as :func:`lsvm_linear`, exactly rather than by
@@ -337,7 +337,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
         Two class labels; the second in sort order is +1.
     nu : float > 0 or None, default=None
         None means ``1 / m``.
-    itmax : int, default=100
+    max_iter : int, default=100
     tol : float > 0, default=1e-8
         A sign is wrong beyond ``tol * max(1, max u)``; at the end ``u >= 0``
         (entries within that size below 0 are set to 0) and ``Qu - e`` is at
@@ -358,7 +358,7 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     Warns
     -----
     ConvergenceWarning
-        If some index is still on the wrong side after ``itmax`` steps.
+        If some index is still on the wrong side after ``max_iter`` steps.
 
     Notes
     -----
@@ -380,10 +380,10 @@ def lsvm_linear_newton(A, d, nu=None, itmax=100, tol=1e-8, *, return_history=Fal
     """
     dask_path = _dask_path(A)
     if dask_path is not None:  # a Dask array chunked by rows: the same method block by block
-        return dask_path.lsvm_linear_newton(A, d, nu, itmax, tol, return_history=return_history)
-    A, dd, nu, _, itmax, tol = _check_linear_problem(A, d, nu, None, itmax, tol)
+        return dask_path.lsvm_linear_newton(A, d, nu, max_iter, tol, return_history=return_history)
+    A, dd, nu, _, max_iter, tol = _check_linear_problem(A, d, nu, None, max_iter, tol)
     # H = D [A  -e] is never formed (as in lsvm_linear), nor a copy of the free rows A_F.
-    return _linear_active_set(A, dd, nu, itmax, tol, return_history)[0]
+    return _linear_active_set(A, dd, nu, max_iter, tol, return_history)[0]
 
 
 #: Above this many points, lsvm_kernel_newton first solves a random half of the problem.
@@ -391,7 +391,7 @@ _WARM_START_SIZE = 500
 
 
 def lsvm_kernel_newton(
-    KM, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True, return_history=False,
+    KM, d, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, return_history=False,
 ):
     """LSVM with a kernel by an active-set (semismooth Newton) method.
 
@@ -406,7 +406,7 @@ def lsvm_kernel_newton(
     KM : array-like of shape (m, m)
         ``K(G, G')`` with ``G = [A -e]``.
     d : array-like of shape (m,)
-    nu, itmax, tol, return_history
+    nu, max_iter, tol, return_history
         As in :func:`lsvm_linear_newton`.
     warm_start : bool, default=True
         For more than 500 points, first solve the problem of a random half of
@@ -430,7 +430,7 @@ def lsvm_kernel_newton(
     Warns
     -----
     ConvergenceWarning
-        If some index is still on the wrong side after ``itmax`` steps.
+        If some index is still on the wrong side after ``max_iter`` steps.
 
     Notes
     -----
@@ -445,7 +445,7 @@ def lsvm_kernel_newton(
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    KM, dd, nu, _, itmax, tol = _check_kernel_problem(KM, d, nu, None, itmax, tol)
+    KM, dd, nu, _, max_iter, tol = _check_kernel_problem(KM, d, nu, None, max_iter, tol)
     m = KM.shape[0]
 
     def solve_free(free):
@@ -461,9 +461,9 @@ def lsvm_kernel_newton(
         # Solve for a random half first (recursively), and start from the free set
         # its solution predicts for every point: u_S on the half, 0 elsewhere.
         half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
-        sub = lsvm_kernel_newton(KM[np.ix_(half, half)], dd[half], nu, itmax, tol)
+        sub = lsvm_kernel_newton(KM[np.ix_(half, half)], dd[half], nu, max_iter, tol)
         u0 = np.zeros(m)
         u0[half] = sub.u
         support = u0 > 0
         free = u0 - (Q_times(u0, support) - 1.0) > 0
-    return active_set(solve_free, Q_times, m, itmax, tol, return_history, free=free)
+    return active_set(solve_free, Q_times, m, max_iter, tol, return_history, free=free)

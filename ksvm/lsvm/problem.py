@@ -4,7 +4,7 @@ their arguments, and the result they return.
 Mangasarian & Musicant's formulation (7) is solved through its dual (11),
 ``min_{u >= 0} u'Qu/2 - e'u`` with ``Q = I/nu + D K(G, G') D`` and ``G = [A  -e]``
 (:func:`augment`, :func:`dual_matrix`); every solver of :mod:`ksvm.lsvm` checks
-``nu``, ``alpha``, ``itmax`` and ``tol`` alike and returns an :class:`LSVMResult`.
+``nu``, ``alpha``, ``max_iter`` and ``tol`` alike and returns an :class:`LSVMResult`.
 """
 
 import sys
@@ -40,7 +40,7 @@ class LSVMResult:
     gamma : float or None
         ``-e'Du`` (linear version only); the plane is ``x'w = gamma``.
     converged : bool
-        ``opt <= tol`` within ``itmax``, or the rounding floor was reached
+        ``opt <= tol`` within ``max_iter``, or the rounding floor was reached
         (``at_floor``).
     at_floor : bool
         The fixed-point iteration stopped at its rounding floor above ``tol``:
@@ -89,25 +89,25 @@ def _check_nu_alpha(nu, alpha, m):
     return nu, alpha
 
 
-def _check_itmax_tol(itmax, tol):
-    return check_integer(itmax, "itmax"), check_positive(tol, "tol")
+def _check_max_iter_tol(max_iter, tol):
+    return check_integer(max_iter, "max_iter"), check_positive(tol, "tol")
 
 
-def _check_linear_problem(A, d, nu, alpha, itmax, tol):
-    """``(A, labels as -1/+1, nu, alpha, itmax, tol)`` for a solver with the linear
+def _check_linear_problem(A, d, nu, alpha, max_iter, tol):
+    """``(A, labels as -1/+1, nu, alpha, max_iter, tol)`` for a solver with the linear
     kernel, checked (``alpha`` is its default where None)."""
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m = A.shape[0]
     if dd.shape[0] != m:
         raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
-    return (A, dd, *_check_nu_alpha(nu, alpha, m), *_check_itmax_tol(itmax, tol))
+    return (A, dd, *_check_nu_alpha(nu, alpha, m), *_check_max_iter_tol(max_iter, tol))
 
 
-def _check_kernel_problem(KM, d, nu, alpha, itmax, tol):
+def _check_kernel_problem(KM, d, nu, alpha, max_iter, tol):
     """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
     KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
-    return (KM, dd, *_check_nu_alpha(nu, alpha, KM.shape[0]), *_check_itmax_tol(itmax, tol))
+    return (KM, dd, *_check_nu_alpha(nu, alpha, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
 
 
 def augment(X):

@@ -4,11 +4,11 @@ Rows of ``K(G, G')`` are computed on demand for the points that can be free;
 the problem restricted to a working set is solved by the active-set method
 with the block solver of :mod:`ksvm.lsvm.block`, and a warm start predicts the
 first working set from a random half of the points.  A level's large arrays
-come from a :class:`_Workspace`, whose memory is kept from one fit to the next
-(:func:`free_kept_memory`).
+come from a :class:`_Workspace`, whose memory a :class:`KeptMemory` keeps from one
+level to the next, and from one fit to the next for its owner (a
+:class:`~ksvm.lsvm.LagrangianSVC` keeps one); nothing is shared between callers.
 """
 
-import threading
 import warnings
 
 import numpy as np
@@ -17,58 +17,15 @@ from sklearn.exceptions import ConvergenceWarning
 from .._validation import encode_binary_labels
 from .block import BlockSolver
 from .newton import _WARM_START_SIZE, active_set
-from .problem import LSVMResult, _check_itmax_tol, _check_nu_alpha
+from .problem import LSVMResult, _check_max_iter_tol, _check_nu_alpha
 
-__all__ = ["lsvm_kernel_columns", "free_kept_memory"]
-
-
-class _KeptMemory:
-    """One block of memory kept from one fit to the next: the largest given back, if it
-    is at most ``limit`` bytes.  Thread-safe: a block serves one fit at a time.
-
-    Arrays of one to four megabytes, formed and dropped, go back to the operating
-    system, and the next fit pays a page fault for every 4 KB of them: on 1000 points
-    (nu = 1) a fit of the kernel LSVM made about 2400 and took 1.3 times as long as with
-    its memory kept, while libsvm's small allocations made none.  Repeated fits of one
-    size (a grid search, a cross-validation, a benchmark) take the same block instead.
-    """
-
-    def __init__(self, limit):
-        self.limit = limit
-        self._block = None
-        self._lock = threading.Lock()
-
-    def take(self, size):
-        """An empty float64 array of ``size`` values: the kept block if it is large
-        enough (it is then no longer kept), else a new one."""
-        with self._lock:
-            if self._block is not None and self._block.size >= size:
-                block, self._block = self._block, None
-                return block[:size]
-        return np.empty(size)
-
-    def give(self, array):
-        """Keep the memory of ``array`` (from :meth:`take`, no longer used) if it is the
-        largest given and within the limit."""
-        block = array if array.base is None else array.base
-        with self._lock:
-            if block.nbytes <= self.limit and (self._block is None
-                                                or block.size >= self._block.size):
-                self._block = block
-
-    def clear(self):
-        with self._lock:
-            self._block = None
-
-    @property
-    def nbytes(self):
-        """Bytes kept now."""
-        return 0 if self._block is None else self._block.nbytes
+__all__ = ["lsvm_kernel_columns", "KeptMemory"]
 
 
-#: A level of :func:`_working_set` whose working set has at most this many points takes
-#: its large arrays from a :class:`_Workspace`, of ``_WORKSPACE_SLOTS`` arrays of ``c^2``
-#: values for its capacity ``c``: two for Q_WW, two for factors, two for temporaries.
+#: A level of the working-set solver whose working set has at most this many points
+#: takes its large arrays from a :class:`_Workspace`, of ``_WORKSPACE_SLOTS`` arrays of
+#: ``c^2`` values for its capacity ``c``: two for Q_WW, two for factors, two for
+#: temporaries.
 _WORKSPACE_SIZE = 1000
 _WORKSPACE_SLOTS = 6
 
@@ -83,49 +40,79 @@ def _capacity(n):
     return int(np.ceil(_WORKSPACE_ROOM * n))
 
 
-#: The workspace memory kept between fits: the largest workspace, 61 MB.
-_KEPT = _KeptMemory(8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2)
+class KeptMemory:
+    """One block of memory kept from one use to the next: the largest given back, if it
+    is at most ``limit`` bytes (None: the largest workspace, 61 MB).
 
+    Arrays of one to four megabytes, formed and dropped, go back to the operating
+    system, and the next fit pays a page fault for every 4 KB of them: on 1000 points
+    (nu = 1) a fit of the kernel LSVM made about 2400 and took 1.3 times as long as with
+    its memory kept, while libsvm's small allocations made none.  So the levels of one
+    fit of :func:`lsvm_kernel_columns` pass their memory on through one of these, and
+    :class:`~ksvm.lsvm.LagrangianSVC` keeps its own from one fit to the next (repeated
+    fits of one estimator, such as a benchmark's, take the same block).
 
-def free_kept_memory():
-    """Free the memory that the kernel LSVM keeps from one fit to the next.
-
-    :class:`LagrangianSVC` with a kernel keeps, after a fit of a small problem (working
-    sets of at most 1000 points), the block of memory its solver worked in, at most
-    61 MB, so that the next fit maps no new pages (a fit with a larger working set
-    gives it back itself); this gives it back to the system.
-
-    Returns
-    -------
-    nbytes : int
-        The bytes freed.
+    Not thread-safe: it serves one fit at a time, as its owner does.  Dropping it (or
+    :meth:`clear`) gives the memory back to the system.
 
     Examples
     --------
-    >>> free_kept_memory() >= 0
-    True
+    >>> kept = KeptMemory()
+    >>> kept.give(kept.take(100))
+    >>> kept.nbytes
+    800
     """
-    nbytes = _KEPT.nbytes
-    _KEPT.clear()
-    return nbytes
+
+    def __init__(self, limit=None):
+        self.limit = 8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2 \
+            if limit is None else limit
+        self._block = None
+
+    def take(self, size):
+        """An empty float64 array of ``size`` values: the kept block if it is large
+        enough (it is then no longer kept), else a new one."""
+        block = self._block
+        if block is not None and block.size >= size:
+            self._block = None
+            return block[:size]
+        return np.empty(size)
+
+    def give(self, array):
+        """Keep the memory of ``array`` (from :meth:`take`, no longer used) if it is the
+        largest given and within the limit."""
+        block = array if array.base is None else array.base
+        if block.nbytes <= self.limit and (self._block is None
+                                            or block.size >= self._block.size):
+            self._block = block
+
+    def clear(self):
+        """Keep nothing."""
+        self._block = None
+
+    @property
+    def nbytes(self):
+        """Bytes kept now."""
+        return 0 if self._block is None else self._block.nbytes
 
 
 class _Workspace:
-    """The memory of a level of :func:`_working_set` for its arrays of up to ``c^2``
-    values, ``c`` its capacity in points, taken at once (from :data:`_KEPT` if it holds
-    a block large enough): ``Q_WW`` and a larger one when the working set grows
+    """The memory of a level of the working-set solver for its arrays of up to ``c^2``
+    values, ``c`` its capacity in points, taken at once (from a :class:`KeptMemory` if
+    it holds a block large enough): ``Q_WW`` and a larger one when the working set grows
     (``c^2`` each), two factors (``c^2`` each: the one kept and the one formed from it)
     and the temporaries of one step (``2 c^2``, handed out anew at every step).  The
-    same memory serves every step while it is in the processor's cache, and a fit's
-    last workspace goes back to :data:`_KEPT` for the next fit (:meth:`close`).  Every
-    array is contiguous: ``np.take`` copies a strided array whole first.  With
-    ``solve=False`` (a level that only predicts), it holds one ``Q_WW`` and nothing else.
+    same memory serves every step while it is in the processor's cache, and a level's
+    workspace goes back to the :class:`KeptMemory` for the next level or fit
+    (:meth:`close`).  Every array is contiguous: ``np.take`` copies a strided array
+    whole first.  With ``solve=False`` (a level that only predicts), it holds one
+    ``Q_WW`` and nothing else.
     """
 
-    def __init__(self, capacity, solve=True):
+    def __init__(self, capacity, kept, solve=True):
         self.capacity = capacity
         self._solve = solve
-        self._memory = _KEPT.take((_WORKSPACE_SLOTS if solve else 1) * capacity**2)
+        self._kept = kept
+        self._memory = kept.take((_WORKSPACE_SLOTS if solve else 1) * capacity**2)
         self._slots = [0, 0]  # the Q slot and the factor slot given last
         self.release()
 
@@ -161,12 +148,12 @@ class _Workspace:
 
     def close(self):
         """The level is done with every array of this workspace: its memory goes back
-        to :data:`_KEPT`."""
-        _KEPT.give(self._memory)
+        to the :class:`KeptMemory` it came from."""
+        self._kept.give(self._memory)
         self._memory = None
 
 
-def _dual_block(columns, nu, W, P_old=None, counter=None, out=None):
+def _dual_block(columns, nu, W, P_old=None, out=None):
     """``P_WW = I/nu + K_WW`` for the points ``W``, in ``out`` if given; if ``P_old`` is
     given, it is the block of the first ``len(P_old)`` points of ``W`` and only the rest
     is computed (``out`` must not overlap it).
@@ -179,32 +166,11 @@ def _dual_block(columns, nu, W, P_old=None, counter=None, out=None):
     new = W[n_old:]
     P = np.empty((W.size, W.size)) if out is None else out
     block = columns.block(new, W, out=P[n_old:])  # rows of K_WW for the new points
-    counter[0] += block.size
     block[np.arange(new.size), n_old + np.arange(new.size)] += 1.0 / nu
     if n_old:
         P[:n_old, :n_old] = P_old
         P[:n_old, n_old:] = block[:, :n_old].T
     return P
-
-
-def _level_memory(columns, nu, W, counter, solver=None, solve=True):
-    """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
-    ``_WORKSPACE_SIZE`` points, and then :data:`_KEPT` is emptied; with room for ``W``
-    alone if not ``solve``).  For a ``solver`` whose working set grew to ``W``, its ``Q``
-    is copied and the rows of the points that joined added, in its workspace while that
-    has room."""
-    P_old = None if solver is None else solver.Q
-    workspace = None if solver is None else solver.workspace
-    if W.size > _WORKSPACE_SIZE:
-        # A large level: the memory kept for small ones would only add to the peak.
-        _KEPT.clear()
-        workspace = None
-    elif not solve:
-        workspace = _Workspace(W.size, solve=False)
-    elif workspace is None or workspace.capacity < W.size:
-        workspace = _Workspace(_capacity(W.size))
-    out = None if workspace is None else workspace.Q(W.size)
-    return _dual_block(columns, nu, W, P_old, counter, out=out), workspace
 
 
 def _largest_eigenvalue_bound(Q):
@@ -269,37 +235,81 @@ def _predict(P, d, nu):
 _FIRST_FREE_SLACK = 0.2
 
 
-def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact=True):
-    """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
+class _WorkingSets:
+    """The working-set solver of one problem: the rows ``columns`` of ``K(G, G')``, the
+    labels ``dd`` (-1/+1), ``max_iter``, ``tol`` and ``warm_start`` as
+    :func:`lsvm_kernel_columns` takes them; its levels take their workspaces from
+    ``kept`` (a :class:`KeptMemory`) and give them back to it.  ``kernel_values``
+    counts the kernel values computed outside the cache of rows."""
 
-    Returns ``(u, steps, converged, Ku)`` with ``u`` on ``points``; ``steps`` counts
-    the active-set steps of this level only; ``Ku`` is the last :func:`_gradient`'s
-    ``K[:, S] (d u)_S`` on all the points of ``columns`` (None if not converged), which
-    the level above, whose start is this ``u``, needs as it is.  ``exact=False`` (the
-    levels below the top of a warm start, whose ``u`` only predicts) lets the lowest
-    level, of at most ``_WARM_START_SIZE`` points, return :func:`_predict`'s
-    approximation (no steps, not converged) instead of the exact solution.
-    """
-    m = points.size
-    if warm_start and m > _WARM_START_SIZE:
-        # A random half first (recursively): its support vectors and the points
-        # its solution classifies inside the margin make the first working set.  The
-        # half is solved with nu * m / |half|: (11) is the dual of (7), min nu/2 sum_i
-        # xi_i^2 + ||(w, gamma)||^2 / 2, and with each point of the half standing for
-        # two, the half's weighted sum estimates the whole sum, so that the half's f(x)
-        # estimates the whole problem's.  With nu itself the half would be regularised
-        # more and put more points inside the margin than the whole problem has.
+    def __init__(self, columns, dd, max_iter, tol, warm_start, kept):
+        self.columns, self.dd = columns, dd
+        self.max_iter, self.tol, self.warm_start = max_iter, tol, warm_start
+        self.kept = kept
+        self.kernel_values = 0
+
+    def level_memory(self, nu, W, solver=None, solve=True):
+        """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
+        ``_WORKSPACE_SIZE`` points, and then the memory kept is given back; with room for
+        ``W`` alone if not ``solve``).  For a ``solver`` whose working set grew to ``W``,
+        its ``Q`` is copied and the rows of the points that joined added, in its
+        workspace while that has room."""
+        P_old = None if solver is None else solver.Q
+        workspace = None if solver is None else solver.workspace
+        if W.size > _WORKSPACE_SIZE:
+            # A large level: the memory kept for small ones would only add to the peak.
+            self.kept.clear()
+            workspace = None
+        elif not solve:
+            workspace = _Workspace(W.size, self.kept, solve=False)
+        elif workspace is None or workspace.capacity < W.size:
+            workspace = _Workspace(_capacity(W.size), self.kept)
+        out = None if workspace is None else workspace.Q(W.size)
+        self.kernel_values += (W.size - (0 if P_old is None else len(P_old))) * W.size
+        return _dual_block(self.columns, nu, W, P_old, out=out), workspace
+
+    def gradient(self, nu, points, u, support, Ku=None):
+        """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off
+        ``support``, and ``Ku = K[:, S] (d u)_S`` on all the points of ``columns``
+        (``S = points[support]``).
+
+        From the rows of the support vectors: those in the cache are read in place and
+        the others computed (and cached), so a cache smaller than the support vectors'
+        rows costs only the rows that are missing at each call.  A ``Ku`` given (the
+        lower level's, for the same ``u``) is used as it is."""
+        dd = self.dd
+        if Ku is None:
+            S = points[support]
+            Ku = self.columns.dot(S, dd[S] * u[support])
+        return u / nu + dd[points] * Ku[points] - 1.0, Ku
+
+    def _threshold(self, u):
+        """A ``g_i`` below minus this is a violation."""
+        return self.tol * max(1.0, float(u.max()))
+
+    def warm_start_set(self, nu, points):
+        """The first working set of the problem on ``points`` (more than
+        ``_WARM_START_SIZE``) and the points of it that start free, from the solution on
+        a random half of them, and ``Ku`` of that solution.
+
+        The half is solved with nu * m / |half|: (11) is the dual of (7), min nu/2 sum_i
+        xi_i^2 + ||(w, gamma)||^2 / 2, and with each point of the half standing for two,
+        the half's weighted sum estimates the whole sum, so that the half's f(x) estimates
+        the whole problem's.  With nu itself the half would be regularised more and put
+        more points inside the margin than the whole problem has.  Its support vectors
+        and the points its solution classifies inside the margin make the first working
+        set."""
+        m = points.size
         half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
         nu_half = nu * m / half.size
         with warnings.catch_warnings():  # a start, however rough, cannot change the answer
             warnings.simplefilter("ignore", ConvergenceWarning)
-            u_half, _, _, Ku = _working_set(columns, dd, nu_half, points[half], itmax, tol,
-                                            True, counter, exact=False)
+            u_half, _, _, Ku = self.solve(nu_half, points[half], exact=False)
         u = np.zeros(m)
         u[half] = u_half
         support = u > 0
-        g, Ku = _gradient(columns, dd, nu, points, u, support, counter, Ku)
-        work = np.flatnonzero(support | (g < -tol * max(1.0, float(u.max()))))
+        g, Ku = self.gradient(nu, points, u, support, Ku)
+        work = np.flatnonzero(support | (g < -self._threshold(u)))
         # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu_half on
         # its support (u_i = nu xi_i at a solution, (9)), -g_i elsewhere.  Deepest inside
         # the margin first: the points that leave the free set are then mostly near the
@@ -308,69 +318,70 @@ def _working_set(columns, dd, nu, points, itmax, tol, warm_start, counter, exact
         # end if they must.
         slack = np.where(support, u / nu_half, -g)[work]
         order = np.argsort(-slack, kind="stable")
-        work, slack = work[order], slack[order]
-        free = slack > _FIRST_FREE_SLACK
-    elif not exact:
-        P, workspace = _level_memory(columns, nu, points, counter, solve=False)
-        u = _predict(P, dd[points], nu)
-        if workspace is not None:
-            workspace.close()
-        return u, 0, False, None
-    else:
-        work, free = np.arange(m), None
-    # The working set only grows (new points at the end), so that Q_WW and the
-    # factor of the block solver carry over from one working set to the next.
-    d = dd[points[work]]
-    solver = BlockSolver(*_level_memory(columns, nu, points[work], counter), b=d)
+        return work[order], slack[order] > _FIRST_FREE_SLACK
 
-    def solve_free(free):  # Q_FF^{-1} e_F = D_F P_FF^{-1} d_F
-        return d[free] * solver(free)
+    def solve(self, nu, points, exact=True):
+        """The LSVM dual restricted to ``points`` (sorted indices), by working sets.
 
-    def Q_times_off(u, free):  # Qu = D P D u
-        return d * solver.Q_times_off(d * u, free)
-
-    steps, converged, Ku = 0, False, None
-    while steps < itmax:
-        with warnings.catch_warnings(record=True):
-            warnings.simplefilter("always", ConvergenceWarning)
-            inner = active_set(solve_free, Q_times_off, work.size, itmax - steps, tol,
-                               free=free)
-        steps += inner.n_iter
-        u = np.zeros(m)
-        u[work] = inner.u
-        if not inner.converged:
-            break
-        support = u > 0
-        g, Ku = _gradient(columns, dd, nu, points, u, support, counter)
-        outside = np.ones(m, dtype=bool)
-        outside[work] = False
-        violators = np.flatnonzero(outside & (g < -tol * max(1.0, float(u.max()))))
-        if violators.size == 0:
-            converged = True
-            break
-        # The problem restricted to work was solved exactly and each violator lowers
-        # the objective: the next restricted problem ends lower, so the loop ends.
-        work = np.concatenate([work, violators])
+        Returns ``(u, steps, converged, Ku)`` with ``u`` on ``points``; ``steps`` counts
+        the active-set steps of this level only; ``Ku`` is the last :meth:`gradient`'s
+        ``K[:, S] (d u)_S`` on all the points of ``columns`` (None if not converged),
+        which the level above, whose start is this ``u``, needs as it is.
+        ``exact=False`` (the levels below the top of a warm start, whose ``u`` only
+        predicts) lets the lowest level, of at most ``_WARM_START_SIZE`` points, return
+        :func:`_predict`'s approximation (no steps, not converged) instead of the exact
+        solution.
+        """
+        m, dd = points.size, self.dd
+        if self.warm_start and m > _WARM_START_SIZE:
+            work, free = self.warm_start_set(nu, points)
+        elif not exact:
+            P, workspace = self.level_memory(nu, points, solve=False)
+            u = _predict(P, dd[points], nu)
+            if workspace is not None:
+                workspace.close()
+            return u, 0, False, None
+        else:
+            work, free = np.arange(m), None
+        # The working set only grows (new points at the end), so that Q_WW and the
+        # factor of the block solver carry over from one working set to the next.
         d = dd[points[work]]
-        solver.grow(*_level_memory(columns, nu, points[work], counter, solver), b=d)
-        free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
-    if solver.workspace is not None:
-        solver.workspace.close()
-    return u, steps, converged, (Ku if converged else None)
+        solver = BlockSolver(*self.level_memory(nu, points[work]), b=d)
 
+        def solve_free(free):  # Q_FF^{-1} e_F = D_F P_FF^{-1} d_F
+            return d[free] * solver(free)
 
-def _gradient(columns, dd, nu, points, u, support, counter, Ku=None):
-    """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off ``support``,
-    and ``Ku = K[:, S] (d u)_S`` on all the points of ``columns`` (``S = points[support]``).
+        def Q_times_off(u, free):  # Qu = D P D u
+            return d * solver.Q_times_off(d * u, free)
 
-    From the rows of the support vectors: those in the cache are read in place and
-    the others computed (and cached), so a cache smaller than the support vectors'
-    rows costs only the rows that are missing at each call.  A ``Ku`` given (the
-    lower level's, for the same ``u``) is used as it is."""
-    if Ku is None:
-        S = points[support]
-        Ku = columns.dot(S, dd[S] * u[support])
-    return u / nu + dd[points] * Ku[points] - 1.0, Ku
+        steps, converged, Ku = 0, False, None
+        while steps < self.max_iter:
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always", ConvergenceWarning)
+                inner = active_set(solve_free, Q_times_off, work.size, self.max_iter - steps,
+                                   self.tol, free=free)
+            steps += inner.n_iter
+            u = np.zeros(m)
+            u[work] = inner.u
+            if not inner.converged:
+                break
+            support = u > 0
+            g, Ku = self.gradient(nu, points, u, support)
+            outside = np.ones(m, dtype=bool)
+            outside[work] = False
+            violators = np.flatnonzero(outside & (g < -self._threshold(u)))
+            if violators.size == 0:
+                converged = True
+                break
+            # The problem restricted to work was solved exactly and each violator lowers
+            # the objective: the next restricted problem ends lower, so the loop ends.
+            work = np.concatenate([work, violators])
+            d = dd[points[work]]
+            solver.grow(*self.level_memory(nu, points[work], solver), b=d)
+            free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
+        if solver.workspace is not None:
+            solver.workspace.close()
+        return u, steps, converged, (Ku if converged else None)
 
 
 def _plus_minus_one(d):
@@ -384,7 +395,8 @@ def _plus_minus_one(d):
     return encode_binary_labels(d)[0]
 
 
-def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=True):
+def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_start=True,
+                        kept=None):
     """LSVM with a kernel by working sets of the active-set method, with no ``m x m`` matrix.
 
     Solves the dual (11) of :func:`lsvm_kernel` and :func:`lsvm_kernel_newton`
@@ -407,7 +419,7 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
         The labels; any two classes.
     nu : float > 0 or None, default=None
         None means ``1 / m``.
-    itmax : int, default=100
+    max_iter : int, default=100
         Active-set steps allowed on the whole problem (the restricted problems'
         steps added up).
     tol : float > 0, default=1e-8
@@ -420,6 +432,10 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
         whose decision function estimates the whole problem's: its support
         vectors and the points it puts inside the margin.  Only their rows are
         ever computed, about the support vectors' number.
+    kept : KeptMemory or None, default=None
+        Where the levels take the memory of their workspaces from and give it back
+        to, and where the last one stays for the next call with the same ``kept``
+        (:class:`LagrangianSVC` passes its own); None means a new one for this call.
 
     Returns
     -------
@@ -435,14 +451,14 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
     Warns
     -----
     ConvergenceWarning
-        If ``itmax`` steps do not reach the solution.
+        If ``max_iter`` steps do not reach the solution.
 
     Notes
     -----
     Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``; a working set of at
     most 1000 points takes ``Q_WW``, its factors and a step's temporaries from one
-    workspace of ``6 (1.125 |W|)^2`` values, kept for the next fit
-    (:func:`free_kept_memory`).  Time: the rows of
+    workspace of ``6 (1.125 |W|)^2`` values, kept in ``kept`` for the next level
+    and the next call.  Time: the rows of
     the support vectors, ``m`` kernel values each (again whenever they have
     left a cache too small to hold them all), ``K_WW``, and the Cholesky
     factorisations of the free sets, ``|F|^3 / 3``.  A working set only grows
@@ -465,18 +481,20 @@ def lsvm_kernel_columns(columns, d, nu=None, itmax=100, tol=1e-8, *, warm_start=
     if dd.shape[0] != m:
         raise ValueError(f"columns has {m} rows but d has {dd.shape[0]} labels.")
     nu, _ = _check_nu_alpha(nu, None, m)
-    itmax, tol = _check_itmax_tol(itmax, tol)
+    max_iter, tol = _check_max_iter_tol(max_iter, tol)
+    if kept is not None and not isinstance(kept, KeptMemory):
+        raise TypeError(f"kept must be a KeptMemory or None, got {type(kept).__name__}.")
     rows_before = columns.n_rows_computed
-    counter = [0]  # kernel values computed outside the cache of rows
-    u, steps, converged, _ = _working_set(columns, dd, nu, np.arange(m), itmax, tol, warm_start,
-                                          counter)
+    solver = _WorkingSets(columns, dd, max_iter, tol, warm_start,
+                          KeptMemory() if kept is None else kept)
+    u, steps, converged, _ = solver.solve(nu, np.arange(m))
     if not converged:
         warnings.warn(
             f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
-            f"points still on the wrong side (tol={tol:g}); raise itmax (max_iter of "
-            "LagrangianSVC) or tol, or use solver='fixed-point'.",
+            f"points still on the wrong side (tol={tol:g}); raise max_iter or tol, or use "
+            "solver='fixed-point'.",
             ConvergenceWarning,
             stacklevel=2,
         )
-    values = counter[0] + (columns.n_rows_computed - rows_before) * m
+    values = solver.kernel_values + (columns.n_rows_computed - rows_before) * m
     return LSVMResult(n_iter=steps, opt=0.0, u=u, converged=converged, kernel_values=values)

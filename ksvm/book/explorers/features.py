@@ -95,7 +95,7 @@ def make_features_explorer(
             errors[name].append(float(np.linalg.norm(Phi @ Phi.T - K) / norm_K))
             with warnings.catch_warnings():  # a capped run still draws its boundary
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                r = lsvm_linear(Phi, d, nu=nu, itmax=5000)
+                r = lsvm_linear(Phi, d, nu=nu, max_iter=5000)
             accuracy = float(np.mean(np.where(Phi @ r.w - r.gamma >= 0, 1, -1) == d))
             fitted[name, D] = (fmap, r, accuracy)
 

@@ -24,7 +24,7 @@ __all__ = ["lsvm_iterates", "make_lsvm_explorer"]
 def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     """The iterates ``u^0, ..., u^n_iter`` of :func:`ksvm.lsvm.lsvm_linear`.
 
-    ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``itmax=i``), so
+    ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``max_iter=i``), so
     these are the package's iterates, not a re-implementation of them.
 
     Parameters
@@ -36,7 +36,7 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     alpha : float, optional
         The step; ``lsvm_linear``'s default ``1.9 / nu`` if None.
     tol : float, default=1e-300
-        Passed on; below the rounding floor, so that only ``itmax`` stops the loop.
+        Passed on; below the rounding floor, so that only ``max_iter`` stops the loop.
 
     Returns
     -------
@@ -44,13 +44,39 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     """
     U = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at itmax on purpose
+        warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at max_iter on purpose
         for i in range(n_iter + 1):
-            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, itmax=i, tol=tol).u)
+            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, max_iter=i, tol=tol).u)
     return np.array(U)
 
 
-def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60):
+def _rates(U, H, nu, alpha, n_last):
+    """What the stepper's second panel draws for the iterates ``U`` (rows) of (15).
+
+    Returns the steps ``||u^{i+1} - u^i||``, the objective of each iterate, the
+    theorem's bound ``rho^i ||Q(u^1 - u^0)|| / q_min``, the observed geometric rate
+    through the last step, and ``rho``, ``q_min`` and that rate ``r``.
+    """
+
+    def Q_times(V):  # rows: Q v = v / nu + H H'v, Q not formed
+        return V / nu + (V @ H) @ H.T
+
+    steps = np.linalg.norm(np.diff(U, axis=0), axis=1)  # ||u^{i+1} - u^i||, i = 0..N
+    objective = 0.5 * np.einsum("ij,ij->i", U, Q_times(U)) - U.sum(axis=1)
+    lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
+    q_max = 1.0 / nu + lam[-1]
+    q_min = 1.0 / nu + (lam[0] if H.shape[0] <= H.shape[1] else 0.0)
+    rho = max(abs(1.0 - alpha / q_min), abs(1.0 - alpha / q_max))
+    first = np.linalg.norm(Q_times(U[1] - U[0]))
+    idx = np.arange(n_last + 1)
+    bound = rho**idx * first / q_min
+    ratios = steps[1:] / steps[:-1]
+    r = float(np.exp(np.mean(np.log(ratios)))) if len(ratios) else 0.0
+    observed = steps[n_last] * r ** (idx - n_last) if r > 0 else np.full(len(idx), np.nan)
+    return steps, objective, bound, observed, rho, q_min, r
+
+
+def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
     The parameter ``i`` runs from 0 to the iteration at which
@@ -78,7 +104,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
         The step; the authors' ``1.9 / nu`` if None.
     tol : float > 0, default=4e-4
         Code 2's stopping tolerance: sets how many iterations there are to step through.
-    itmax : int, default=60
+    max_iter : int, default=60
         At most this many iterations (and frames, plus one).
 
     Returns
@@ -111,8 +137,8 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
     if A.ndim != 2 or A.shape[1] != 2:
         raise ValueError(f"the stepper draws points in the plane: A must have shape (m, 2), got {A.shape}.")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # itmax may cut the run short
-        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, itmax=itmax)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
+        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, max_iter=max_iter)
     n_last = final.n_iter
     # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
     U = lsvm_iterates(A, d, nu, n_last + 1, alpha=alpha)
@@ -122,23 +148,10 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, itmax=60
     G = np.hstack([A, -np.ones((m, 1))])
     H = dd[:, None] * G  # H = D[A  -e], small here
 
-    def Q_times(V):  # rows: Q v = v / nu + H H'v, Q not formed
-        return V / nu + (V @ H) @ H.T
-
-    steps = np.linalg.norm(np.diff(U, axis=0), axis=1)  # ||u^{i+1} - u^i||, i = 0..N
-    objective = 0.5 * np.einsum("ij,ij->i", U, Q_times(U)) - U.sum(axis=1)
     planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', gamma)
     W, gammas = planes[:, :2], planes[:, 2]
-    lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
-    q_max = 1.0 / nu + lam[-1]
-    q_min = 1.0 / nu + (lam[0] if m <= H.shape[1] else 0.0)
-    rho = max(abs(1.0 - alpha_ / q_min), abs(1.0 - alpha_ / q_max))
-    first = np.linalg.norm(Q_times(U[1] - U[0]))
+    steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, alpha_, n_last)
     idx = np.arange(n_last + 1)
-    bound = rho**idx * first / q_min
-    ratios = steps[1:] / steps[:-1]
-    r = float(np.exp(np.mean(np.log(ratios)))) if len(ratios) else 0.0
-    observed = steps[n_last] * r ** (idx - n_last) if r > 0 else np.full(len(idx), np.nan)
     lo = min(steps.min(), tol) / 3.0
     hi = max(bound.max(), steps.max()) * 3.0
 

@@ -8,8 +8,8 @@ Two :class:`ksvm.book.explore.Explorer` objects, for the chapters ``kernel_svm``
   margins ``f = -1, +1``, the support vectors (ringed) and the points with a
   positive slack (crossed); it shows the number of support vectors, of margin
   violators and the training error;
-* :func:`make_smo_stepper_explorer` runs SMO from scratch (:func:`smo_path`, the
-  chapter's loop with the maximal violating pair) on a small linear problem and
+* :func:`make_smo_stepper_explorer` runs SMO from scratch (:func:`smo_path`, ksvm's
+  loop with the maximal violating pair, watched step by step) on a small linear problem and
   shows one frame per pair step: the current boundary, the pair that moved, and
   the dual objective and the KKT gap so far.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ksvm.smo import SoftMarginSVC, dual_objective, kkt_bias
+from ksvm.smo import GramRows, SoftMarginSVC, dual_objective, kkt_bias, run_smo
 
 from ..explore import Explorer
 from ..plotting import CLASS_COLORS, plot_classes, plot_decision
@@ -282,13 +282,13 @@ class SMOState:
 def smo_path(K, y, C, *, tol=1e-10, max_steps=40):
     """SMO from scratch with the maximal violating pair, keeping every step.
 
-    The loop of the chapter ``soft_margin``: at ``alpha`` compute
-    ``F = y - K (alpha * y)``, take ``i = argmax F`` over ``I_up`` and
-    ``j = argmin F`` over ``I_low``, stop if ``F_i - F_j <= tol``, otherwise
-    maximise the dual along ``alpha_i += y_i t``, ``alpha_j -= y_j t`` with
-    ``alpha_j`` clipped to its box ``[L, H]``.  A multiplier that rounding leaves
-    a hair from 0 or C is put on the bound (else the loop can stall on a step of
-    length zero).
+    The loop of the chapter ``soft_margin``: at ``alpha`` take ``i = argmax F``
+    over ``I_up`` and ``j = argmin F`` over ``I_low`` (``F = y - K (alpha * y)``),
+    stop if ``F_i - F_j <= tol``, otherwise maximise the dual along
+    ``alpha_i += y_i t``, ``alpha_j -= y_j t`` with both multipliers kept in the box.
+    The steps are ksvm's own (:func:`ksvm.smo.smo`'s loop, without shrinking), watched
+    through its callback; each state's ``F``, gap, bias and objective are computed
+    afresh from ``K``.
 
     Parameters
     ----------
@@ -329,31 +329,28 @@ def smo_path(K, y, C, *, tol=1e-10, max_steps=40):
         raise ValueError(f"C and tol must be positive, got C={C!r}, tol={tol!r}.")
     if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 0:
         raise ValueError(f"max_steps must be a non-negative integer, got {max_steps!r}.")
-    snap = 4 * np.finfo(np.float64).eps * C
-    lam = np.zeros(n)
-    path, pair, box = [], None, None
-    for k in range(max_steps + 1):
+
+    def state(k, lam, pair=None, box=None):
         F = y - K @ (lam * y)
         up = np.where(y > 0, lam < C, lam > 0)
         low = np.where(y > 0, lam > 0, lam < C)
-        i = int(np.flatnonzero(up)[np.argmax(F[up])])
-        j = int(np.flatnonzero(low)[np.argmin(F[low])])
-        gap = float(F[i] - F[j])
-        path.append(SMOState(k, lam.copy(), kkt_bias(lam, F, C, up, low), dual_objective(lam, K, y), gap, pair, box))
-        if gap <= tol or k == max_steps:
-            break
-        a = max(K[i, i] + K[j, j] - 2 * K[i, j], 1e-12)  # curvature a_ij
-        if y[i] != y[j]:  # lam_i - lam_j is fixed
+        gap = float(np.max(F[up]) - np.min(F[low]))
+        return SMOState(k, lam, kkt_bias(lam, F, C, up, low), dual_objective(lam, K, y), gap, pair, box)
+
+    path = [state(0, np.zeros(n))]
+
+    def record(step):
+        i, j = step.i, step.j
+        lam = path[-1].alpha.copy()
+        if y[i] != y[j]:  # lam_i - lam_j is fixed: the box of alpha_j
             L, H = max(0.0, lam[j] - lam[i]), min(C, C + lam[j] - lam[i])
         else:  # lam_i + lam_j is fixed
             L, H = max(0.0, lam[i] + lam[j] - C), min(C, lam[i] + lam[j])
-        new_j = float(np.clip(lam[j] - y[j] * (F[i] - F[j]) / a, L, H))
-        lam = lam.copy()
-        lam[i] += y[i] * y[j] * (lam[j] - new_j)
-        lam[j] = new_j
-        for m in (i, j):
-            lam[m] = 0.0 if lam[m] <= snap else (C if lam[m] >= C - snap else lam[m])
-        pair, box = (i, j), (float(L), float(H))
+        lam[i], lam[j] = step.alpha_i, step.alpha_j
+        path.append(state(step.n_iter, lam, (i, j), (float(L), float(H))))
+
+    run_smo(GramRows(K), y, C, tol=tol, max_iter=max_steps, second_order=False, shrinking=False,
+            callback=record)
     return path
 
 
