@@ -17,7 +17,7 @@ import numpy as np
 from _timing import best_of, blas_setting
 from sklearn.metrics import pairwise
 
-from ksvm import columns, kernels
+from ksvm import kernels
 
 PAIRS = {
     "linear": (kernels.linear_kernel, pairwise.linear_kernel, {}),
@@ -53,7 +53,7 @@ def blocks(rng, repeat):
             k = kernels.make_kernel(name, **params)
             t = best_of(repeat, lambda: k(T, X))[0]
             print(f"{'predict ' + name:16} {m:6d} {d:4d} {2000:5d} {1e3 * t:10.1f}")
-        rbf = columns.RBFBlock(0.1, X)  # what the rows solvers give their cache
+        rbf = kernels.RBFBlock(0.1, X)  # what the rows solvers give their cache
         for rows in [16, 256]:
             idx = rng.choice(m, rows, replace=False)
             out = np.empty((rows, m))

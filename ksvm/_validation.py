@@ -9,6 +9,11 @@ not check for us (positive kernel parameters, integer degrees, a precomputed
 Gram matrix of the right shape, exactly two classes) is checked here, once,
 with a :class:`ValueError` that says what was wrong and what to do.
 
+Every validator of a single value takes ``(value, name)`` (``name`` is what the
+error message calls it) and returns the value to use: the same functions check an
+estimator's table of hyper-parameters (:mod:`ksvm.base`) and the arguments of
+the public functions and transformers (:func:`validate_parameters`).
+
 Nothing in this module modifies its inputs: arrays are converted to float64
 (a copy only when the dtype or layout requires one) and returned.
 """
@@ -25,17 +30,20 @@ __all__ = [
     "check_positive",
     "check_finite_real",
     "check_integer",
+    "check_positive_integer",
+    "check_nonnegative_integer",
     "check_degree",
     "check_C",
     "check_gram",
+    "check_matrix_labels",
     "check_gram_labels",
-    "check_gram_labels_lam",
     "encode_binary_labels",
     "optional",
     "one_of",
     "check_bool",
     "check_unit_interval",
     "check_gamma",
+    "validate_parameters",
 ]
 
 
@@ -156,24 +164,25 @@ def check_positive(value, name):
     return value
 
 
-def check_C(C):
-    """Return ``C`` as a float after checking that it is > 0; ``numpy.inf`` is allowed.
+def check_C(value, name="C"):
+    """Return ``value`` as a float after checking that it is > 0; ``numpy.inf`` is allowed.
 
     ``C = inf`` stands for the hard margin (no slack) in the SVM solvers.
 
     Raises
     ------
     ValueError
-        If ``C`` is not a real number, is NaN or -inf, or is not positive.
+        If ``value`` is not a real number, is NaN or -inf, or is not positive.
 
     Examples
     --------
     >>> check_C(np.inf)
     inf
     """
-    if isinstance(C, numbers.Real) and not isinstance(C, (bool, np.bool_)) and C == np.inf:
-        return float(C)
-    return check_positive(C, "C")
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if real and value == np.inf:
+        return float(value)
+    return check_positive(value, name)
 
 
 def check_integer(value, name, minimum=0):
@@ -192,31 +201,41 @@ def check_integer(value, name, minimum=0):
     return int(value)
 
 
-def check_degree(degree, name="degree"):
-    """Return ``degree`` as an int after checking that it is an integer >= 1.
+def check_positive_integer(value, name):
+    """Return ``value`` as an int after checking that it is an integer >= 1."""
+    return check_integer(value, name, minimum=1)
+
+
+def check_nonnegative_integer(value, name):
+    """Return ``value`` as an int after checking that it is an integer >= 0."""
+    return check_integer(value, name, minimum=0)
+
+
+def check_degree(value, name="degree"):
+    """Return ``value`` as an int after checking that it is an integer >= 1.
 
     Raises
     ------
     ValueError
-        If ``degree`` is not an integer (a float such as 2.0 is refused, so
+        If ``value`` is not an integer (a float such as 2.0 is refused, so
         that a fractional power can never slip in) or is smaller than 1.
     """
-    return check_integer(degree, name, minimum=1)
+    return check_integer(value, name, minimum=1)
 
 
-def check_gram(K, n_columns=None, name="K"):
+def check_gram(K, name="K", n_columns=None):
     """Validate a precomputed kernel (Gram) matrix.
 
     Parameters
     ----------
     K : array-like of shape (n_rows, n_columns)
         Kernel values between the rows of two data sets.
+    name : str
+        The name used in error messages.
     n_columns : int or None
         If given, the number of columns ``K`` must have (the number of
         training samples, when ``K`` holds test-versus-training values).
         If None, ``K`` must be square.
-    name : str
-        The name used in error messages.
 
     Returns
     -------
@@ -243,6 +262,25 @@ def check_gram(K, n_columns=None, name="K"):
     return K
 
 
+def check_matrix_labels(X, y, names=("X", "y")):
+    """Validate a data matrix and its two-class labels together.
+
+    Returns
+    -------
+    X : ndarray of shape (n, n_features)
+        From :func:`check_matrix`.
+    y_pm : ndarray of shape (n,)
+        The labels as -1/+1, from :func:`encode_binary_labels`.
+
+    Raises
+    ------
+    ValueError
+        As the two functions, and if ``y`` does not have one label per row of ``X``.
+    """
+    X = check_matrix(X, names[0])
+    return X, _labels_for_rows(y, X.shape[0], f"{names[0]} has {X.shape[0]} rows", names[1])
+
+
 def check_gram_labels(K, y, names=("K", "y")):
     """Validate a square Gram matrix and its two-class labels together.
 
@@ -259,21 +297,15 @@ def check_gram_labels(K, y, names=("K", "y")):
         As the two functions, and if ``y`` does not have one label per row of ``K``.
     """
     K = check_gram(K, name=names[0])
-    y_pm, _ = encode_binary_labels(y)
     n = K.shape[0]
+    return K, _labels_for_rows(y, n, f"{names[0]} is {n} x {n}", names[1])
+
+
+def _labels_for_rows(y, n, what, name):
+    y_pm, _ = encode_binary_labels(y)
     if y_pm.shape[0] != n:
-        raise ValueError(f"{names[0]} is {n} x {n} but {names[1]} has {y_pm.shape[0]} labels.")
-    return K, y_pm
-
-
-def check_gram_labels_lam(K, y, lam):
-    """:func:`check_gram_labels`, and a regularisation weight ``lam > 0``.
-
-    Returns
-    -------
-    K, y_pm, lam
-    """
-    return (*check_gram_labels(K, y), check_positive(lam, "lam"))
+        raise ValueError(f"{what} but {name} has {y_pm.shape[0]} labels.")
+    return y_pm
 
 
 #: The target types of scikit-learn's check_classification_targets.
@@ -405,3 +437,22 @@ def check_gamma(value, name="gamma"):
             return value
         raise ValueError(f"{name} must be 'scale', 'auto' or a positive number, got {value!r}.")
     return check_positive(value, name)
+
+
+def validate_parameters(table, values):
+    """Each value through its validator: ``{name: table[name](values[name], name)}``.
+
+    The one loop that checks an estimator's hyper-parameters (``values`` its
+    attributes) and a function's arguments alike.
+
+    Examples
+    --------
+    >>> validate_parameters({"tol": check_positive, "max_iter": check_positive_integer},
+    ...                     {"tol": 1e-3, "max_iter": 10})
+    {'tol': 0.001, 'max_iter': 10}
+    >>> validate_parameters({"tol": check_positive}, {"tol": -1})
+    Traceback (most recent call last):
+    ...
+    ValueError: tol must be > 0, got -1.0.
+    """
+    return {name: check(values[name], name) for name, check in table.items()}

@@ -56,12 +56,13 @@ from ._validation import (
     check_integer,
     check_matrix,
     check_positive,
+    check_positive_integer,
     check_unit_interval,
     encode_binary_labels,
     one_of,
     optional,
 )
-from .base import BaseKernelClassifier
+from .base import BaseKernelClassifier, Solution
 from .primal import is_linearly_separable
 from .smo import dual_objective, smo
 
@@ -403,9 +404,7 @@ def class_biases(K, y, alpha, reading="margin"):
     ((-2.0, -2.0), (-3.0, -1.0))
     """
     F, y_pm = _outputs(K, y, alpha)
-    shift = {"margin": 1.0, "boundary": 0.0}.get(reading)
-    if shift is None:
-        raise ValueError(f"reading must be 'margin' or 'boundary', got {reading!r}.")
+    shift = {"margin": 1.0, "boundary": 0.0}[one_of("margin", "boundary")(reading, "reading")]
     return float(shift - F[y_pm > 0].min()), float(-shift - F[y_pm < 0].max())
 
 
@@ -585,8 +584,7 @@ def weighted_ascent(
     rho = check_positive(rho, "rho")
     tol = check_positive(tol, "tol")
     max_iter = check_integer(max_iter, "max_iter")
-    if nonnegative not in ("clip", "none"):
-        raise ValueError(f"nonnegative must be 'clip' or 'none', got {nonnegative!r}.")
+    nonnegative = one_of("clip", "none")(nonnegative, "nonnegative")
     weight = _check_weight(weight, "weight")
     w1 = {"rho1": lambda: rho1(K, y_pm), "equal": lambda: 0.5}.get(weight, lambda: weight)()
     if check_separable:
@@ -699,7 +697,7 @@ class GradientAscentSVC(BaseKernelClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_, dual_coef_, coef_
+    classes_, n_features_in_, support_, support_vectors_, dual_coef_, coef_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`): ``dual_coef_``
         holds ``alpha_i y_i`` of the support vectors (``alpha_i > 0``).
     intercept_ : ndarray of shape (1,)
@@ -748,7 +746,7 @@ class GradientAscentSVC(BaseKernelClassifier):
         "bias": one_of("standard", "variability"),
         "reading": one_of("margin", "boundary"),
         "tol": optional(check_positive),
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
     }
 
     def __init__(
@@ -767,16 +765,11 @@ class GradientAscentSVC(BaseKernelClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Solve the hard-margin dual (7) for ``X`` and two-class labels ``y``.
+    _psd_reason = "the hard-margin dual (7) is concave only for a PSD kernel."
 
-        Returns
-        -------
-        self : GradientAscentSVC
-        """
-        p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        self._check_kernel_psd(K, "the hard-margin dual (7) is concave only for a PSD kernel.")
+    def _solve(self, K, y_pm, params):
+        """Solve the hard-margin dual (7) for the Gram matrix ``K``; choose the bias."""
+        p = params
         _require_separable(K, y_pm)
         if p["solver"] == "ascent":
             result = weighted_ascent(
@@ -796,8 +789,7 @@ class GradientAscentSVC(BaseKernelClassifier):
         self.standard_bias_ = standard_bias(K, y_pm, alpha)
         self.variability_bias_ = variability_bias(K, y_pm, alpha, p["reading"])
         chosen = self.standard_bias_ if p["bias"] == "standard" else self.variability_bias_
-        self._set_solution(alpha * y_pm, chosen, result.n_iter, result.converged)
         self.class_variability_ = np.array(class_variability(K, y_pm))
         self.variability_index_ = _index(*self.class_variability_)
         self.dual_objective_ = result.objective
-        return self
+        return Solution(alpha * y_pm, chosen, result.n_iter, result.converged)

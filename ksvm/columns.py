@@ -19,7 +19,6 @@ block among it) lives in :mod:`ksvm.kernels`.
 import numpy as np
 
 from ._validation import check_matrix, check_positive
-from .kernels import RBFBlock  # noqa: F401  (ksvm.kernels' own; smo and lsvm import it here)
 from .kernels import block_rows, make_kernel
 
 __all__ = ["KernelColumns"]

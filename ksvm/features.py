@@ -109,7 +109,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_gamma, check_integer
+from ._validation import check_bool, check_gamma, check_positive_integer
 from .kernels import block_rows, rbf_kernel, resolve_gamma
 
 __all__ = ["RandomFourierFeatures", "NystroemFeatures"]
@@ -190,9 +190,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self : RandomFourierFeatures
         """
+        D = check_positive_integer(self.n_components, "n_components")
+        gamma = check_gamma(self.gamma, "gamma")
         X = validate_data(self, X, dtype=np.float64)
-        D = check_integer(self.n_components, "n_components", minimum=1)
-        self.gamma_ = resolve_gamma(check_gamma(self.gamma), X)
+        self.gamma_ = resolve_gamma(gamma, X)
         rng = check_random_state(self.random_state)
         self.random_weights_ = np.sqrt(2.0 * self.gamma_) * rng.normal(size=(X.shape[1], D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
@@ -329,9 +330,11 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         -------
         self : NystroemFeatures
         """
+        D = check_positive_integer(self.n_components, "n_components")
+        gamma = check_gamma(self.gamma, "gamma")
+        whiten = check_bool(self.whiten, "whiten")
         X = validate_data(self, X, dtype=np.float64)
-        D = check_integer(self.n_components, "n_components", minimum=1)
-        self.gamma_ = resolve_gamma(check_gamma(self.gamma), X)
+        self.gamma_ = resolve_gamma(gamma, X)
         m = X.shape[0]
         if D > m:
             raise ValueError(
@@ -343,7 +346,7 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         self.component_indices_ = rng.permutation(m)[:D]
         self.components_ = X[self.component_indices_]
         self.normalization_, self.rank_ = None, D
-        if self.whiten:
+        if whiten:
             s, V = np.linalg.eigh(rbf_kernel(self.components_, gamma=self.gamma_))
             keep = s > D * np.finfo(np.float64).eps * s.max()
             Vk = V[:, keep]

@@ -50,7 +50,7 @@ class KernelMeanClassifier(ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_
+    classes_, n_features_in_, support_, support_vectors_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
         point is a support vector.
     dual_coef_ : ndarray of shape (1, n_train)
@@ -79,31 +79,9 @@ class KernelMeanClassifier(ExampleWeightsClassifier):
         self.degree = degree
         self.coef0 = coef0
 
-    def fit(self, X, y):
-        """Compute the two class means in feature space (through the kernel).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, or the ``(n_samples, n_samples)`` Gram matrix if
-            ``kernel='precomputed'``.
-        y : array-like of shape (n_samples,)
-            Two class labels of any type.
-
-        Returns
-        -------
-        self : KernelMeanClassifier
-
-        Raises
-        ------
-        ValueError
-            On invalid data, labels that are not exactly two classes, or
-            invalid kernel parameters.
-        """
-        self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
+    def _solve(self, K, y_pm, params):
+        """The two class means in feature space, through the Gram matrix ``K``."""
         pos, neg = y_pm > 0, y_pm < 0
         n_pos, n_neg = pos.sum(), neg.sum()
         c = np.where(pos, 2.0 / n_pos, -2.0 / n_neg)
-        self._set_weights(c, K[np.ix_(neg, neg)].mean() - K[np.ix_(pos, pos)].mean())
-        return self
+        return self._example_weights(c, K[np.ix_(neg, neg)].mean() - K[np.ix_(pos, pos)].mean())

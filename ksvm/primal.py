@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog, minimize
 
-from ._validation import check_C, check_matrix, check_positive, encode_binary_labels
+from ._validation import check_C, check_matrix_labels, check_positive, check_positive_integer
 
 __all__ = [
     "PrimalResult",
@@ -80,13 +80,10 @@ def primal_objective(w, b, X, y, C):
     return float(0.5 * w @ w + C * hinge.sum())
 
 
-def _check(X, y, C):
-    X = check_matrix(X)
-    y_pm, _ = encode_binary_labels(y)
-    if len(y_pm) != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
-    C = check_C(C)
-    return X, y_pm, C
+def _check(X, y, C, tol, max_iter):
+    X, y_pm = check_matrix_labels(X, y)
+    return (X, y_pm, check_C(C, "C"), check_positive(tol, "tol"),
+            check_positive_integer(max_iter, "max_iter"))
 
 
 def primal_qp(X, y, C=1.0, *, tol=1e-14, max_iter=1000):
@@ -106,9 +103,9 @@ def primal_qp(X, y, C=1.0, *, tol=1e-14, max_iter=1000):
     C : float > 0 or numpy.inf, default=1.0
         ``numpy.inf`` solves the hard-margin problem (no slack variables);
         it has a solution only if the classes are linearly separable.
-    tol : float, default=1e-14
+    tol : float > 0, default=1e-14
         SLSQP's ``ftol``, on the objective divided by ``C n``.
-    max_iter : int, default=1000
+    max_iter : int >= 1, default=1000
 
     Returns
     -------
@@ -127,7 +124,7 @@ def primal_qp(X, y, C=1.0, *, tol=1e-14, max_iter=1000):
     >>> round(float(r.w[0]), 6), round(r.b, 6)
     (1.0, -2.0)
     """
-    X, y, C = _check(X, y, C)
+    X, y, C, tol, max_iter = _check(X, y, C, tol, max_iter)
     n, d = X.shape
     hard = np.isinf(C)
     m = d + 1 + (0 if hard else n)
@@ -217,7 +214,7 @@ def primal_hinge(X, y, C=1.0, *, mu_final=1e-7, tol=1e-10, max_iter=10000):
     mu_final : float > 0, default=1e-7
     tol : float > 0, default=1e-10
         L-BFGS's gradient tolerance at each stage.
-    max_iter : int, default=10000
+    max_iter : int >= 1, default=10000
         L-BFGS iterations per stage.
 
     Returns
@@ -237,7 +234,7 @@ def primal_hinge(X, y, C=1.0, *, mu_final=1e-7, tol=1e-10, max_iter=10000):
     >>> round(float(r.w[0]), 5), round(r.b, 5)
     (1.0, -2.0)
     """
-    X, y, C = _check(X, y, C)
+    X, y, C, tol, max_iter = _check(X, y, C, tol, max_iter)
     if np.isinf(C):
         raise ValueError("The hinge form needs a finite C; for the hard margin use primal_qp.")
     mu_final = check_positive(mu_final, "mu_final")
@@ -297,10 +294,7 @@ def is_linearly_separable(X, y):
     >>> is_linearly_separable([[0.0], [1.0], [2.0]], [-1, 1, -1])
     False
     """
-    X = check_matrix(X)
-    y_pm, _ = encode_binary_labels(y)
-    if len(y_pm) != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
+    X, y_pm = check_matrix_labels(X, y)
     n, d = X.shape
     # Variables (w, b): constraints -y_i (x_i'w + b) <= -1, zero objective.
     A_ub = -y_pm[:, None] * np.hstack([X, np.ones((n, 1))])

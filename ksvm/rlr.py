@@ -60,7 +60,14 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import check_gram_labels_lam, check_integer, check_positive, one_of, optional
+from ._validation import (
+    check_gram_labels,
+    check_integer,
+    check_positive,
+    check_positive_integer,
+    one_of,
+    optional,
+)
 from .base import BaseKernelClassifier, ExampleWeightsClassifier
 from .linalg import cholesky
 from .mercer import require_psd
@@ -183,7 +190,8 @@ def rlr_objective(K, y, lam, c, b):
     >>> round(rlr_objective(np.eye(2), [-1, 1], 1.0, [0.0, 0.0], 0.0), 6)  # 2 log 2
     1.386294
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     return rlr_loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[0]
 
 
@@ -206,7 +214,8 @@ def rlr_gradient(K, y, lam, c, b):
     >>> gc, gb
     (array([ 0.5, -0.5]), -0.0)
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     return rlr_loss_and_gradient(K, y_pm, lam, np.asarray(c, dtype=np.float64), float(b))[1:3]
 
 
@@ -238,7 +247,8 @@ def rlr_lipschitz(K, lam):
 
 
 def _setup(K, y, lam, tol, max_iter, default_max_iter):
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     require_psd(K, "Kernel logistic regression needs a PSD kernel for (9) to be convex.")
     tol = check_positive(tol, "tol")
     max_iter = check_integer(default_max_iter if max_iter is None else max_iter, "max_iter")
@@ -507,7 +517,7 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_
+    classes_, n_features_in_, support_, support_vectors_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
         point is a support vector.
     dual_coef_ : ndarray of shape (1, n_samples)
@@ -544,7 +554,7 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
         "lam": check_positive,
         "solver": one_of("newton", "lbfgs", "gd"),
         "tol": check_positive,
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
     }
 
     def __init__(
@@ -560,20 +570,14 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Minimise (9) for ``X`` and two-class labels ``y``.
-
-        Returns
-        -------
-        self : KernelLogisticRegression
-        """
-        p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        # The solver refuses a K that is not PSD (one factorisation): no second test here.
-        result = _SOLVERS[p["solver"]](K, y_pm, p["lam"], tol=p["tol"], max_iter=p["max_iter"])
-        self._set_weights(result.c, result.b, result.n_iter, result.converged)
+    def _solve(self, K, y_pm, params):
+        """Minimise (9) for the Gram matrix ``K``.  The solver refuses a ``K`` that is
+        not PSD (one factorisation): no second test here."""
+        result = _SOLVERS[params["solver"]](
+            K, y_pm, params["lam"], tol=params["tol"], max_iter=params["max_iter"]
+        )
         self.objective_ = result.objective
-        return self
+        return self._example_weights(result.c, result.b, result.n_iter, result.converged)
 
     def predict_proba(self, X):
         """Probabilities of the two classes, ``[1 - g(f(x)), g(f(x))]``.

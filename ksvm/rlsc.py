@@ -40,9 +40,9 @@ from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import (
-    check_gram_labels_lam,
-    check_integer,
+    check_gram_labels,
     check_positive,
+    check_positive_integer,
     one_of,
     optional,
 )
@@ -115,7 +115,8 @@ def bordered_system(K, y, lam):
     >>> rhs
     array([-1.,  1.,  0.])
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     n = K.shape[0]
     A = np.zeros((n + 1, n + 1))
     A[:n, :n] = K
@@ -138,7 +139,8 @@ def rlsc_objective(K, y, lam, c, b):
     -------
     value : float
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     c = np.asarray(c, dtype=np.float64)
     Kc = K @ c
     r = Kc + b - y_pm
@@ -207,7 +209,8 @@ def rlsc_direct(K, y, lam):
     >>> np.round(r.c, 4), round(r.b, 4)
     (array([-0.6667,  0.3333,  0.3333]), 0.3333)
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     M = K.copy()
     M[np.diag_indices_from(M)] += lam
     factor = cholesky(M, "K + lam I", overwrite=True)
@@ -330,7 +333,8 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
     >>> np.round(r.c, 4), round(r.b, 4), r.n_iter
     (array([-0.6667,  0.3333,  0.3333]), 0.3333, 1)
     """
-    K, y_pm, lam = check_gram_labels_lam(K, y, lam)
+    K, y_pm = check_gram_labels(K, y)
+    lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
     B = np.column_stack([y_pm, np.ones_like(y_pm)])
     try:
@@ -384,7 +388,7 @@ class RLSClassifier(ExampleWeightsClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_, support_vectors_
+    classes_, n_features_in_, support_, support_vectors_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`); every training
         point is a support vector.
     dual_coef_ : ndarray of shape (1, n_samples)
@@ -418,7 +422,7 @@ class RLSClassifier(ExampleWeightsClassifier):
         "lam": check_positive,
         "solver": one_of("direct", "cg"),
         "tol": check_positive,
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
     }
 
     def __init__(
@@ -434,19 +438,12 @@ class RLSClassifier(ExampleWeightsClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Solve the bordered system for ``X`` and two-class labels ``y``.
+    _psd_reason = "RLSC needs a PSD kernel for (6) to be convex."
 
-        Returns
-        -------
-        self : RLSClassifier
-        """
-        p = self._validate_parameters()
-        K, y_pm = self._fit_gram(X, y)
-        self._check_kernel_psd(K, "RLSC needs a PSD kernel for (6) to be convex.")
-        if p["solver"] == "direct":
-            result = rlsc_direct(K, y_pm, p["lam"])
+    def _solve(self, K, y_pm, params):
+        """Solve the bordered system (7) for the Gram matrix ``K``."""
+        if params["solver"] == "direct":
+            result = rlsc_direct(K, y_pm, params["lam"])
         else:
-            result = rlsc_cg(K, y_pm, p["lam"], tol=p["tol"], max_iter=p["max_iter"])
-        self._set_weights(result.c, result.b, result.n_iter, result.converged)
-        return self
+            result = rlsc_cg(K, y_pm, params["lam"], tol=params["tol"], max_iter=params["max_iter"])
+        return self._example_weights(result.c, result.b, result.n_iter, result.converged)

@@ -54,23 +54,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import validate_data
 
 from ._validation import (
     check_bool,
     check_C,
     check_gram,
     check_integer,
+    check_nonnegative_integer,
     check_positive,
     encode_binary_labels,
     one_of,
     optional,
 )
 from ._smo_loop import CachedRows, GramRows, SMOStep, _penalties, run_smo
-from .base import BaseKernelClassifier
-from .columns import KernelColumns, RBFBlock
-from .kernels import resolve_gamma
-from .mercer import require_psd
+from .base import BaseKernelClassifier, Solution
 
 __all__ = [
     "SMOResult",
@@ -439,7 +436,7 @@ class SoftMarginSVC(BaseKernelClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_
+    classes_, n_features_in_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`).
     support_ : ndarray of int
         Indices of the support vectors (``lambda_i > 0``) in the training set.
@@ -484,9 +481,9 @@ class SoftMarginSVC(BaseKernelClassifier):
 
     _parameters = {
         **BaseKernelClassifier._parameters,
-        "C": lambda value, name: check_C(value),
+        "C": check_C,
         "tol": check_positive,
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=0)),
+        "max_iter": optional(check_nonnegative_integer),
         "selection": one_of("second-order", "mvp"),
         "shrinking": check_bool,
         "keep_history": check_bool,
@@ -523,47 +520,33 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.solver = solver
         self.cache_size = cache_size
 
-    def fit(self, X, y):
-        """Train on ``X`` (or a precomputed Gram matrix) and two-class labels ``y``.
+    _psd_reason = "SMO needs a valid (Mercer) kernel."
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-        y : array-like of shape (n_samples,)
+    def _needs_psd_check(self):
+        # A named kernel is used as libsvm uses it, the sigmoid included: SMO's
+        # curvature safeguard absorbs rounding-level indefiniteness.
+        return self.kernel == "precomputed" or callable(self.kernel)
 
-        Returns
-        -------
-        self : SoftMarginSVC
-        """
-        p = self._validate_parameters()
-        self.solver_ = solver = self._solver(p, X)
-        if solver == "rows":
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
-            y_pm, self.classes_ = encode_binary_labels(y)
-            self._gamma = resolve_gamma(self.gamma, X) if self._uses_gamma() else None
-            self.X_fit_ = X
-            kernel = RBFBlock(self._gamma, X) if self.kernel == "rbf" else self._kernel_function()
-            result = smo_rows(
-                KernelColumns(kernel, X, cache_size=p["cache_size"]), y_pm, p["C"],
-                tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],
-                shrinking=p["shrinking"],
-            )
+    def _training_data(self, X, params):
+        """The Gram matrix, or with ``solver='rows'`` its rows on demand."""
+        self.solver_ = self._solver(params, X)
+        if self.solver_ == "rows":
+            return self._kernel_columns(X, params["cache_size"])
+        return super()._training_data(X, params)
+
+    def _solve(self, data, y_pm, params):
+        """SMO on the Gram matrix (:func:`smo`) or on its rows (:func:`smo_rows`)."""
+        p = params
+        options = dict(tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],
+                       shrinking=p["shrinking"])
+        if self.solver_ == "rows":
+            result = smo_rows(data, y_pm, p["C"], **options)
         else:
-            K, y_pm = self._fit_gram(X, y)
-            if self.kernel == "precomputed" or callable(self.kernel):
-                # A named kernel is used as libsvm uses it, the sigmoid included: SMO's
-                # curvature safeguard absorbs rounding-level indefiniteness.
-                require_psd(K, "SMO needs a valid (Mercer) kernel.")
-            result = smo(
-                K, y_pm, p["C"], tol=p["tol"], max_iter=p["max_iter"],
-                selection=p["selection"], shrinking=p["shrinking"],
-                return_history=p["keep_history"],
-            )
-        self._set_solution(result.alpha * y_pm, result.b, result.n_iter, result.converged)
+            result = smo(data, y_pm, p["C"], return_history=p["keep_history"], **options)
         self.kkt_gap_ = result.gap
         self.dual_objective_ = result.objective
         self.history_ = result.history
-        return self
+        return Solution(result.alpha * y_pm, result.b, result.n_iter, result.converged)
 
     def _solver(self, p, X):
         """The solver ``fit`` uses: ``p['solver']``, with 'auto' resolved."""

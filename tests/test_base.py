@@ -1,14 +1,26 @@
 """The shared estimator machinery: kernel names, gamma, labels, and KernelMeanClassifier."""
 
+import pickle
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ksvm import KernelMeanClassifier, kernels, polynomial_map
+import ksvm
+from ksvm import (
+    GradientAscentSVC,
+    KernelLogisticRegression,
+    KernelMeanClassifier,
+    LagrangianSVC,
+    RLSClassifier,
+    SoftMarginSVC,
+    kernels,
+    polynomial_map,
+)
 from ksvm._validation import encode_binary_labels
 from ksvm.base import KERNELS, make_kernel, resolve_gamma
-from ksvm.datasets import make_noisy_2d
+from ksvm.datasets import make_noisy_2d, make_separable_2d
 
 from .conftest import frozen
 
@@ -181,3 +193,110 @@ def test_estimator_bad_hyper_parameters_fail_at_fit():
     ]:
         with pytest.raises(ValueError, match=message):
             KernelMeanClassifier(**params).fit(X, y)
+
+
+# --- a fitted model keeps its support vectors, not the training set ----------------------
+
+
+def _pickled_bytes(n, seed=0):
+    """SoftMarginSVC (Gaussian kernel) on n well-separated points: few support vectors."""
+    X, y = make_separable_2d(n, margin=1.0, seed=seed)
+    model = SoftMarginSVC(C=10.0, gamma=0.5).fit(X, y)
+    return X, model, len(pickle.dumps(model))
+
+
+def test_a_pickled_model_grows_with_its_support_vectors_not_with_n():
+    X, model, size = _pickled_bytes(2000)
+    n_sv = len(model.support_)
+    assert n_sv < 60
+    assert size < X.nbytes / 10
+    per_sv = X.shape[1] * 8 + 8 + 8  # a row of support_vectors_, its index and dual_coef_
+    _, small, small_size = _pickled_bytes(200)
+    # what is left once the support vectors are paid for does not depend on n
+    assert abs((size - n_sv * per_sv) - (small_size - len(small.support_) * per_sv)) < 500
+
+
+@pytest.mark.parametrize("cls", [SoftMarginSVC, LagrangianSVC, RLSClassifier, KernelMeanClassifier])
+def test_no_fitted_attribute_but_the_support_vectors_holds_training_rows(cls):
+    X, y = make_noisy_2d(150, seed=3)
+    model = cls(kernel="rbf", gamma=2.0).fit(X, y)
+    rows = sorted(
+        name for name, value in vars(model).items()
+        if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[1] == X.shape[1]
+    )
+    assert rows == ["support_vectors_"]
+    assert not hasattr(model, "X_fit_")
+    assert_array_equal(model.support_vectors_, X[model.support_])
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+def test_prediction_reads_the_support_vectors_alone(kernel, rng):
+    X, y = make_noisy_2d(120, seed=4)
+    X_test = rng.uniform(-1, 1, size=(30, 2))
+    model = SoftMarginSVC(kernel=kernel, gamma=1.0).fit(X, y)
+    scores = model.decision_function(X_test)
+    X[:] = np.nan  # the training set is gone: the model never looks at it again
+    assert_array_equal(model.decision_function(X_test), scores)
+    k = make_kernel(kernel, gamma=1.0, degree=3, coef0=1.0)
+    expected = k(X_test, model.support_vectors_) @ model.dual_coef_[0] + model.intercept_[0]
+    assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_fit_is_the_base_class_s_and_every_estimator_solves_through_a_hook():
+    from ksvm.base import BaseKernelClassifier
+
+    for cls in [SoftMarginSVC, LagrangianSVC, RLSClassifier, KernelMeanClassifier,
+                KernelLogisticRegression, GradientAscentSVC]:
+        assert cls.fit is BaseKernelClassifier.fit
+        assert "_solve" in vars(cls)
+
+
+# --- one set of validators, each (value, name), for estimators, functions and transformers ----
+
+
+def test_every_single_value_validator_takes_value_and_name():
+    import inspect
+
+    from ksvm import _validation
+
+    single = [name for name in _validation.__all__ if name.startswith("check_")
+              and name not in ("check_pair", "check_gram_labels", "check_matrix_labels")]
+    for name in single:
+        parameters = list(inspect.signature(getattr(_validation, name)).parameters)
+        assert parameters[1] == "name", name
+    assert _validation.check_C(2, "C") == 2.0
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        _validation.check_C(-1.0, "lam")
+
+
+BAD_ARGUMENTS = {
+    "primal_qp tol": (lambda: ksvm.primal.primal_qp([[0.0], [1.0]], [0, 1], tol=-1.0),
+                      "tol must be > 0"),
+    "primal_hinge max_iter": (lambda: ksvm.primal.primal_hinge([[0.0], [1.0]], [0, 1], max_iter=0),
+                              "max_iter must be an integer >= 1"),
+    "labels per row": (lambda: ksvm.primal.is_linearly_separable([[0.0], [1.0]], [0, 1, 1]),
+                       "X has 2 rows but y has 3 labels"),
+    "nonnegative": (lambda: ksvm.ascent.weighted_ascent(np.eye(2), [0, 1], nonnegative="abs"),
+                    "nonnegative must be one of 'clip', 'none'"),
+    "reading": (lambda: ksvm.ascent.class_biases(np.eye(2), [0, 1], [1.0, 1.0], reading="edge"),
+                "reading must be one of 'margin', 'boundary'"),
+    "rlsc lam": (lambda: ksvm.rlsc.rlsc_direct(np.eye(2), [0, 1], lam=0.0), "lam must be > 0"),
+    "rlr lam": (lambda: ksvm.rlr.rlr_newton(np.eye(2), [0, 1], lam=-1.0), "lam must be > 0"),
+    "whiten": (lambda: ksvm.features.NystroemFeatures(whiten="yes").fit(np.eye(3)),
+               "whiten must be True or False"),
+    "n_components": (lambda: ksvm.features.RandomFourierFeatures(n_components=0).fit(np.eye(3)),
+                     "n_components must be an integer >= 1"),
+    "gamma": (lambda: ksvm.features.RandomFourierFeatures(gamma="wide").fit(np.eye(3)),
+              "gamma must be 'scale', 'auto'"),
+}
+
+
+@pytest.mark.parametrize("call, message", BAD_ARGUMENTS.values(), ids=BAD_ARGUMENTS)
+def test_functions_and_transformers_check_their_arguments_with_the_same_validators(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_transformers_check_their_parameters_before_the_data():
+    with pytest.raises(ValueError, match="n_components"):
+        ksvm.features.RandomFourierFeatures(n_components=-1).fit("not an array")

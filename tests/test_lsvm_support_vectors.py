@@ -1,5 +1,6 @@
-"""LagrangianSVC's support_vectors_: gathered from X_fit_ on first access with the
-linear kernel (no copy of X inside fit), and equal to X_fit_[support_] either way."""
+"""LagrangianSVC's support_vectors_: the support rows of X, kept by the fit (the training
+set is not); with the linear kernel and every point a support vector, a read-only view of
+X rather than a second copy of it."""
 
 import pickle
 
@@ -16,45 +17,52 @@ def data():
     return make_linear_large(3000, 4, seed=5)
 
 
-def large_arrays(clf, m):
-    """Names of the fitted attributes (other than X_fit_) that hold m rows of features."""
-    return [
-        name for name, value in vars(clf).items()
-        if name != "X_fit_" and isinstance(value, np.ndarray) and value.ndim == 2
-        and value.shape[0] == m
-    ]
-
-
 @pytest.mark.parametrize("nu", [None, 1.0])
-def test_linear_fit_keeps_no_copy_of_the_support_vectors(data, nu):
+def test_linear_fit_keeps_the_support_rows_and_no_other_copy_of_X(data, nu):
     X, y = data
     clf = LagrangianSVC(nu=nu).fit(X, y)
     if nu is None:  # nu = 1/m: every point is inside the margin
         assert clf.support_.size == len(y)
-    assert large_arrays(clf, clf.support_.size) == []
+    else:
+        assert clf.support_.size < len(y)
     assert_array_equal(clf.support_vectors_, X[clf.support_])
-    assert large_arrays(clf, clf.support_.size) == ["_support_vectors"]  # kept once asked for
+    rows = [
+        name for name, value in vars(clf).items()
+        if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] > 1
+    ]
+    assert rows == ["support_vectors_"]
+
+
+def test_every_point_a_support_vector_keeps_a_read_only_view_of_X(data):
+    X, y = data
+    clf = LagrangianSVC().fit(X, y)
+    sv = clf.support_vectors_
+    assert np.shares_memory(sv, X) and not sv.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        sv[0, 0] = 1.0
+    assert X.flags.writeable  # the caller's array is untouched
 
 
 @pytest.mark.parametrize(
-    "params", [dict(), dict(nu=1.0), dict(kernel="rbf", nu=1.0), dict(kernel="poly", nu=1.0)]
+    "params", [dict(nu=1.0), dict(kernel="rbf", nu=1.0), dict(kernel="poly", nu=1.0),
+               dict(kernel="rbf")]
 )
 def test_support_vectors_are_a_copy_of_the_support_rows(data, params):
-    X, y = data[0][:400], data[1][:400]
+    X, y = data[0][:400].copy(), data[1][:400]
     clf = LagrangianSVC(**params).fit(X, y)
     sv = clf.support_vectors_
-    assert sv is clf.support_vectors_
     assert_array_equal(sv, X[clf.support_])
     assert sv.flags.writeable and not np.shares_memory(sv, X)
-    assert_array_equal(clf.decision_function(X), clf.decision_function(X.copy()))
+    scores = clf.decision_function(X)
+    X_before = X.copy()
+    X[:] = 0.0  # the model no longer reads the training set
+    assert_array_equal(clf.decision_function(X_before), scores)
 
 
-@pytest.mark.parametrize("asked", [False, True])
-def test_pickling_before_and_after_the_first_access(data, asked):
+@pytest.mark.parametrize("nu", [None, 1.0])
+def test_pickling_keeps_the_support_vectors(data, nu):
     X, y = data
-    clf = LagrangianSVC().fit(X, y)
-    if asked:
-        clf.support_vectors_
+    clf = LagrangianSVC(nu=nu).fit(X, y)
     back = pickle.loads(pickle.dumps(clf))
     assert_array_equal(back.support_vectors_, X[clf.support_])
     assert_array_equal(back.predict(X), clf.predict(X))

@@ -13,7 +13,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from ksvm import SoftMarginSVC, kernels
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
 from ksvm.primal import is_linearly_separable, primal_hinge, primal_objective, primal_qp
-from ksvm.columns import KernelColumns, RBFBlock
+from ksvm.columns import KernelColumns
+from ksvm.kernels import RBFBlock
 from ksvm._smo_loop import _ActiveSet, _ActiveSetBLAS
 from ksvm.smo import CachedRows, GramRows, dual_objective, run_smo, smo, smo_rows
 

@@ -384,34 +384,35 @@ def _newton_first_block(a, d, free, **kw):
 # --- the estimator's Dask path ----------------------------------------------------------------
 
 
-def fit(estimator, X, y):
-    """:meth:`ksvm.lsvm.LagrangianSVC.fit` for a Dask ``X`` (linear kernel only).
-
-    Sets the estimator's attributes through the same method as the in-memory fit,
-    with ``coef_``, ``intercept_`` on the client and ``u_`` a persisted Dask array.
-    What would gather ``m``-sized data stays lazy: ``support_`` (indices of the
-    points with ``d_i f(x_i) < 1``), ``dual_coef_`` and ``support_vectors_`` are
-    Dask arrays of unknown length (compute them to fetch them), ``X_fit_`` is ``X``.
+def validate_training_data(estimator, X, y):
+    """:meth:`ksvm.lsvm.LagrangianSVC.fit`'s check of a Dask ``X`` (linear kernel only)
+    and its labels ``y``: sets ``classes_`` and ``n_features_in_``, returns ``X`` and the
+    labels as a lazy -1/+1 Dask array.  The estimator's ``fit`` then runs
+    :func:`solve_linear` and records the solution as for an in-memory ``X``: ``coef_``
+    and ``intercept_`` on the client, ``u_`` a persisted Dask array, and what would
+    gather ``m``-sized data lazy (``support_``, the indices of the points with
+    ``d_i f(x_i) < 1``, ``dual_coef_`` and ``support_vectors_`` are Dask arrays of
+    unknown length: compute them to fetch them).
     """
-    p = estimator._validate_parameters()
     if estimator.kernel != "linear":
         raise ValueError(
             f"A Dask array can be fitted with kernel='linear' only (got {estimator.kernel!r}): "
             "the other kernels need the m x m kernel matrix. For a nonlinear classifier on a "
             "Dask array, map it to features first (ksvm.lsvm_dask.nystroem_features)."
         )
-    newton, options = estimator._solver_options(p)
     X, y = check_row_chunked(X, y, name="X")
     classes = _classes(y)
-    nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], X.shape[0])
-    solve = lsvm_linear_newton if newton else lsvm_linear
-    result = solve(X, y, nu, **options)
-    dd = da.where(y == classes[1], 1.0, -1.0)
     estimator.classes_, estimator.n_features_in_ = classes, X.shape[1]
-    estimator.X_fit_, estimator._gamma = X, None
-    margins = dd * _linear_scores(X, result.w, -result.gamma)
-    estimator._set_fitted(result, dd, da.flatnonzero(margins < 1.0), nu, alpha, newton)
-    return estimator
+    return X, da.where(y == classes[1], 1.0, -1.0)
+
+
+def solve_linear(X, d, nu, newton, options):
+    """The linear LSVM on a Dask ``X`` with labels ``d`` (-1/+1): the solver's result and
+    the indices of the points with ``d_i f(x_i) < 1``, a lazy Dask array."""
+    solve = lsvm_linear_newton if newton else lsvm_linear
+    result = solve(X, d, nu, **options)
+    margins = d * _linear_scores(X, result.w, -result.gamma)
+    return result, da.flatnonzero(margins < 1.0)
 
 
 def _linear_scores(X, w, b):

@@ -1,12 +1,10 @@
 """The Lagrangian SVM as a scikit-learn estimator: :class:`LagrangianSVC`."""
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
-from .._validation import check_integer, check_positive, encode_binary_labels, one_of, optional
-from ..base import _ALWAYS_PSD, BaseKernelClassifier
-from ..columns import KernelColumns, RBFBlock
-from ..kernels import resolve_gamma
+from .._validation import check_positive, check_positive_integer, one_of, optional
+from ..base import BaseKernelClassifier, Solution
+from ..columns import KernelColumns
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
 from .problem import _check_nu_alpha, _dask_path, augment
@@ -29,6 +27,9 @@ class LagrangianSVC(BaseKernelClassifier):
     fit (neither ``clone`` nor pickling copies it); the fixed point, a callable, 'sigmoid' and
     'precomputed' use the whole ``m x m`` matrix.  The decision function is
     ``K([x' -1], G') D u``; for the linear kernel that is ``x'w - gamma``.
+    With the linear kernel, ``fit``, ``decision_function`` and ``predict`` also
+    take a Dask array chunked by rows, solved block by block
+    (:mod:`ksvm.lsvm.dask`).
 
     Parameters
     ----------
@@ -73,8 +74,10 @@ class LagrangianSVC(BaseKernelClassifier):
 
     Attributes
     ----------
-    classes_, n_features_in_, X_fit_, support_vectors_
-        As for every ``ksvm`` classifier (:mod:`ksvm.base`).
+    classes_, n_features_in_, support_vectors_
+        As for every ``ksvm`` classifier (:mod:`ksvm.base`).  With the linear kernel
+        and every point a support vector (``nu = 1/m`` puts them all inside the
+        margin), ``support_vectors_`` is a read-only view of ``X``, not a copy.
     u_ : ndarray of shape (n_samples,)
         The dual solution.
     support_ : ndarray of int
@@ -122,7 +125,7 @@ class LagrangianSVC(BaseKernelClassifier):
         "solver": one_of("auto", "newton", "fixed-point"),
         "alpha": optional(check_positive),
         "tol": optional(check_positive),
-        "max_iter": optional(lambda value, name: check_integer(value, name, minimum=1)),
+        "max_iter": optional(check_positive_integer),
         "cache_size": check_positive,
     }
 
@@ -141,66 +144,77 @@ class LagrangianSVC(BaseKernelClassifier):
         self.max_iter = max_iter
         self.cache_size = cache_size
 
-    def fit(self, X, y):
-        """Solve the LSVM dual for ``X`` and two-class labels ``y``.
+    _psd_reason = "LSVM needs a PSD kernel for (29)-(30) to have a solution."
 
-        ``X`` may be a Dask array chunked by rows (linear kernel only): see
-        :func:`ksvm.lsvm.dask.fit`.
+    def _validate_parameters(self):
+        """The table, then the choice of solver and its options (``newton``, ``options``):
+        a step ``alpha`` with the Newton method is refused before any work."""
+        params = super()._validate_parameters()
+        params["newton"], params["options"] = self._solver_options(params)
+        return params
 
-        Returns
-        -------
-        self : LagrangianSVC
-        """
+    def _validate_training_data(self, X, y):
+        """As every estimator's; a Dask ``X`` chunked by rows (linear kernel only) is
+        checked on the cluster (:func:`ksvm.lsvm.dask.validate_training_data`)."""
         dask_path = _dask_path(X)
-        if dask_path is not None:  # block by block on the cluster
-            return dask_path.fit(self, X, y)
-        p = self._validate_parameters()
-        newton, options = self._solver_options(p)
+        if dask_path is not None:
+            return dask_path.validate_training_data(self, X, y)
+        return super()._validate_training_data(X, y)
+
+    def _training_data(self, X, params):
+        """The points themselves for the linear kernel (no ``m x m`` matrix); for the
+        Newton solver and a kernel PSD by theory, the rows of ``K(G, G')`` on demand;
+        else the whole ``K(G, G')``, checked PSD."""
         if self.kernel == "linear":
-            X, y = validate_data(self, X, y, dtype=np.float64)
-            d, self.classes_ = encode_binary_labels(y)
-            self.X_fit_, self._gamma = X, None
-            nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
+            return X
+        if params["newton"] and self._psd_by_theory():
+            return self._kernel_columns(X, params["cache_size"])
+        return super()._training_data(X, params)
+
+    def _solve(self, data, d, params):
+        """Solve the dual (11) on what :meth:`_training_data` gave, for the labels ``d``."""
+        newton, options = params["newton"], params["options"]
+        nu, alpha = _check_nu_alpha(params["nu"], params["alpha"], d.shape[0])
+        dask_path = _dask_path(data)
+        if dask_path is not None:  # block by block on the cluster; support_ stays lazy
+            result, support = dask_path.solve_linear(data, d, nu, newton, options)
+            n_rows = None
+        else:
+            result, margins, n_rows = self._solve_in_memory(data, d, nu, newton, options)
+            # At the solution u_i = nu * max(0, 1 - d_i f(x_i)) (the slack, (9)), so the
+            # support vectors are the points with d_i f(x_i) < 1.  A fixed-point iterate
+            # has entries of the size of tol, of either sign, where the solution has 0:
+            # its sign is no test.
+            support = np.flatnonzero(margins < 1.0)
+        self.u_ = result.u
+        self.n_kernel_rows_ = n_rows
+        self.nu_ = nu
+        self.alpha_ = None if newton else alpha
+        self.solver_ = "newton" if newton else "fixed-point"
+        intercept = -result.gamma if self.kernel == "linear" else 0.0
+        return Solution(d * result.u, intercept, result.n_iter, result.converged,
+                        support=support, coef=result.w)
+
+    def _solve_in_memory(self, data, d, nu, newton, options):
+        """The solver's result, the margins ``d_i f(x_i)`` (or a stand-in with the same
+        points below 1) and the kernel values computed, in rows (None if linear)."""
+        if self.kernel == "linear":
             if newton:  # X and d are checked: call the loop, which returns the margins too
                 tol = options.get("tol", 1e-8)  # lsvm_linear_newton's default
-                result, margins = _linear_active_set(X, d, nu, options["max_iter"], tol)
+                result, margins = _linear_active_set(data, d, nu, options["max_iter"], tol)
             else:
-                result = lsvm_linear(X, d, nu, **options)
-                margins = d * (X @ result.w - result.gamma)
-        elif newton and self._psd_by_theory():
+                result = lsvm_linear(data, d, nu, **options)
+                margins = d * (data @ result.w - result.gamma)
+            return result, margins, None
+        if isinstance(data, KernelColumns):
             # No m x m matrix: rows of K(G, G') on demand, for the points that can be free.
-            X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=1)
-            d, self.classes_ = encode_binary_labels(y)
-            points = self._kernel_points(X)
-            self._gamma = resolve_gamma(self.gamma, self._gamma_data(X, points)) \
-                if self._uses_gamma() else None
-            self.X_fit_ = X
-            if self.kernel == "rbf":  # libsvm's formula, on X: the -1 of G cancels in ||g - h||
-                columns = KernelColumns(RBFBlock(self._gamma, X), X, cache_size=p["cache_size"])
-            else:
-                columns = KernelColumns(self._kernel_function(), points,
-                                        cache_size=p["cache_size"])
-            nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
-            result = lsvm_kernel_columns(columns, d, nu, kept=self._kept_memory(), **options)
+            result = lsvm_kernel_columns(data, d, nu, kept=self._kept_memory(), **options)
             # The solution is exact (to the sign test's tol), so u_i > 0 exactly where
             # d_i f(x_i) < 1: no further pass over the kernel rows is needed.
-            margins = np.where(result.u > 0, 0.0, 1.0)
-            n_rows = round(result.kernel_values / len(d))
-        else:
-            K, d = self._fit_gram(X, y)  # K(G, G'), see _kernel_points
-            self._check_kernel_psd(K, "LSVM needs a PSD kernel for (29)-(30) to have a solution.")
-            nu, alpha = _check_nu_alpha(p["nu"], p["alpha"], len(d))
-            solve = lsvm_kernel_newton if newton else lsvm_kernel
-            result = solve(K, d, nu, **options)
-            margins = d * (K @ (d * result.u))
-            n_rows = len(d)
-        # At the solution u_i = nu * max(0, 1 - d_i f(x_i)) (the slack, (9)), so the
-        # support vectors are the points with d_i f(x_i) < 1.  A fixed-point iterate has
-        # entries of the size of tol, of either sign, where the solution has 0: its sign
-        # is no test.
-        self._set_fitted(result, d, np.flatnonzero(margins < 1.0), nu, alpha, newton,
-                         None if self.kernel == "linear" else n_rows)
-        return self
+            return result, np.where(result.u > 0, 0.0, 1.0), round(result.kernel_values / len(d))
+        solve = lsvm_kernel_newton if newton else lsvm_kernel
+        result = solve(data, d, nu, **options)
+        return result, d * (data @ (d * result.u)), len(d)
 
     def _kept_memory(self):
         """The :class:`KeptMemory` in which this estimator's working-set solver keeps its
@@ -234,31 +248,6 @@ class LagrangianSVC(BaseKernelClassifier):
             options["alpha"] = p["alpha"]
         return newton, options
 
-    def _set_fitted(self, result, d, support, nu, alpha, newton, n_rows=None):
-        """Record the solver's ``result`` for the labels ``d`` (-1/+1) in the fitted
-        attributes, in memory or on Dask alike.
-
-        ``support`` holds the points with ``d_i f(x_i) < 1``; ``n_rows`` the kernel values
-        computed, in rows (None for the linear kernel).
-        """
-        intercept = -result.gamma if self.kernel == "linear" else 0.0
-        # With the linear kernel, prediction needs only coef_, and at nu = 1/m nearly
-        # every point is a support vector: support_vectors_ is copied at its first use.
-        self._set_solution(
-            d * result.u, intercept, result.n_iter, result.converged,
-            support=support, coef=result.w, gather=self.kernel != "linear",
-        )
-        self.u_ = result.u
-        self.n_kernel_rows_ = n_rows
-        self.nu_ = nu
-        self.alpha_ = None if newton else alpha
-        self.solver_ = "newton" if newton else "fixed-point"
-
-    def _psd_by_theory(self):
-        """A named kernel whose Gram matrix is PSD for every parameter value: the
-        Newton solver then needs no Gram matrix (nor its PSD check)."""
-        return self.kernel in _ALWAYS_PSD or (self.kernel == "poly" and self.coef0 >= 0)
-
     def decision_function(self, X):
         """As :meth:`BaseKernelClassifier.decision_function`; a Dask ``X`` gives a Dask array."""
         dask_path = _dask_path(X)
@@ -277,6 +266,6 @@ class LagrangianSVC(BaseKernelClassifier):
         """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
         return augment(X)
 
-    def _gamma_data(self, X, points):
+    def _gamma_data(self, X):
         """``X`` for a distance kernel (the -1 cancels in ``||g - h||``), else ``[X -e]``."""
-        return X if self.kernel in ("rbf", "exponential") else points
+        return X if self.kernel in ("rbf", "exponential") else augment(X)
