@@ -20,7 +20,7 @@ def explorer():
     return make_lsvm_explorer()
 
 
-def iterate15(A, d, nu, alpha, iters):
+def iterate15(A, d, nu, eta, iters):
     """(15) with Q formed and solved by numpy: an independent transcription."""
     m = len(d)
     H = d[:, None] * np.hstack([A, -np.ones((m, 1))])
@@ -28,7 +28,7 @@ def iterate15(A, d, nu, alpha, iters):
     u = np.linalg.solve(Q, np.ones(m))
     U = [u]
     for _ in range(iters):
-        u = np.linalg.solve(Q, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0))
+        u = np.linalg.solve(Q, 1.0 + np.maximum(Q @ u - 1.0 - eta * u, 0.0))
         U.append(u)
     return np.array(U), Q
 
@@ -46,11 +46,11 @@ def test_the_last_iterate_is_lsvm_linears_answer(explorer):
 
 def test_every_iterate_is_lsvm_linear_stopped_there():
     A, d = make_separable_2d(20, seed=3)
-    U = lsvm_iterates(A, d, 2.0, 5, alpha=0.5)
+    U = lsvm_iterates(A, d, 2.0, 5, eta=0.5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for i in (0, 3, 5):
-            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, alpha=0.5, max_iter=i, tol=1e-300).u)
+            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, eta=0.5, max_iter=i, tol=1e-300).u)
 
 
 def test_the_iterates_are_those_of_iteration_15(explorer):
@@ -107,5 +107,5 @@ def test_bad_input_is_refused():
         make_lsvm_explorer(A)
     with pytest.raises(ValueError, match="plane"):
         make_lsvm_explorer(np.hstack([A, A]), d)
-    with pytest.raises(ValueError, match="alpha"):
-        make_lsvm_explorer(A, d, nu=1.0, alpha=2.5)
+    with pytest.raises(ValueError, match="eta"):
+        make_lsvm_explorer(A, d, nu=1.0, eta=2.5)

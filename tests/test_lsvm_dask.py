@@ -112,15 +112,15 @@ def test_code2_converges_to_the_in_memory_answer(data, client):
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
-def test_code2_alpha_and_max_iter_as_in_memory(data, client):
+def test_code2_eta_and_max_iter_as_in_memory(data, client):
     X, y = data
     A, d = to_dask(X, y, 700)
     with pytest.warns(ConvergenceWarning, match="max_iter=5"):
-        got = lsvm_linear(A, d, 1.0, max_iter=5, alpha=1.0)
+        got = lsvm_linear(A, d, 1.0, max_iter=5, eta=1.0)
     assert not got.converged and got.n_iter == 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = lsvm_linear(X, y, 1.0, max_iter=5, alpha=1.0)
+        expected = lsvm_linear(X, y, 1.0, max_iter=5, eta=1.0)
     assert got.opt == pytest.approx(expected.opt, rel=1e-9)
     assert_allclose(got.w, expected.w, atol=1e-10)
 
@@ -248,10 +248,10 @@ def test_bad_input(data, solve, client):
         solve(A, d, -1.0)
 
 
-def test_alpha_out_of_range_on_dask(data, client):
+def test_eta_out_of_range_on_dask(data, client):
     A, d = to_dask(*data, 500)
-    with pytest.raises(ValueError, match="alpha"):
-        lsvm_linear(A, d, 1.0, alpha=2.5)
+    with pytest.raises(ValueError, match="eta"):
+        lsvm_linear(A, d, 1.0, eta=2.5)
 
 
 def test_inputs_are_not_modified(data, client):

@@ -19,7 +19,7 @@ a maximum) reduced on the cluster.  No ``m``-sized array is gathered.
 
 One pass over ``A`` per iteration of Code 2.  Iteration ``k`` of
 :func:`ksvm.lsvm.lsvm_linear` computes ``u^k = Q^{-1} z^k`` with
-``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - alpha u^k)_+`` (``z^k = Q u^k``);
+``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - eta u^k)_+`` (``z^k = Q u^k``);
 reading block ``A_j`` once gives ``u^k_j`` from ``M^{-1} H'z^k``, then
 ``z^{k+1}_j``, and with them the block's share of ``H'z^{k+1}`` (the next
 iteration's right-hand side), of ``H'u^k = [w; gamma]`` and of
@@ -68,7 +68,7 @@ from .dask_blocks import (
 )
 from .fixed_point import _SQRT_EPS, _STALL_PATIENCE
 from .newton import _Pivoting, _warn_active_set
-from .problem import LSVMResult, _check_max_iter_tol, _check_nu_alpha
+from .problem import LSVMResult, _check_max_iter_tol, _check_nu_eta
 
 __all__ = [
     "check_row_chunked",
@@ -88,7 +88,7 @@ def _report(callback, passes, iteration, opt):
 # --- Code 2, one pass a iteration ----------------------------------------------------------
 
 
-def _code2_block(a, d, z, u_prev, *, p, nu, alpha):
+def _code2_block(a, d, z, u_prev, *, p, nu, eta):
     """Iteration k on one block: ``u^k``, ``z^{k+1}`` and their shares of the sums.
 
     Sums: ``H'z^{k+1}`` (n+1), ``H'u^k`` (n+1), ``||u^k - u^{k-1}||^2``, ``||u^k||^2``.
@@ -96,7 +96,7 @@ def _code2_block(a, d, z, u_prev, *, p, nu, alpha):
     d = d.astype(np.float64)
     # u^k = Q^{-1} z^k by SMW (ksvm.linalg.smw_solve), with p = M^{-1} H'z^k from the sums
     u = nu * (z - apply_H(a, d, p))
-    z_next = 1.0 + np.maximum((z - 1.0) - alpha * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
+    z_next = 1.0 + np.maximum((z - 1.0) - eta * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
     diff = 0.0 if u_prev is None else float(np.sum((u - u_prev) ** 2))
     sums = np.concatenate([apply_Ht(a, d, z_next), apply_Ht(a, d, u), [diff, float(u @ u)]])
     return (u, z_next), sums
@@ -107,7 +107,7 @@ def _code2_block_first(a, d, z, **kw):
 
 
 def lsvm_linear(
-    A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
+    A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False, callback=None,
 ):
     """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
 
@@ -123,7 +123,7 @@ def lsvm_linear(
     d : dask.array.Array of shape (m,) or array-like
         Two class labels (the second in sort order is +1); a Dask array must
         have the row chunks of ``A``.
-    nu, max_iter, tol, alpha, return_history
+    nu, max_iter, tol, eta, return_history
         As in :func:`ksvm.lsvm.lsvm_linear`.
     callback : callable or None
         Called after every pass over ``A`` with a dict: ``pass`` (passes made),
@@ -165,7 +165,7 @@ def lsvm_linear(
     """
     A, d = check_row_chunked(A, d)
     m, n = A.shape
-    nu, alpha = _check_nu_alpha(nu, alpha, m)
+    nu, eta = _check_nu_eta(nu, eta, m)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
     dd = _labels_pm(d)
     HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
@@ -180,11 +180,11 @@ def lsvm_linear(
         p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z^k
         if u_prev is None:
             (u, z_next), sums = _per_block(
-                _code2_block_first, [A, dd, z], 2 * n + 4, 2, p=p, nu=nu, alpha=alpha
+                _code2_block_first, [A, dd, z], 2 * n + 4, 2, p=p, nu=nu, eta=eta
             )
         else:
             (u, z_next), sums = _per_block(
-                _code2_block, [A, dd, z, u_prev], 2 * n + 4, 2, p=p, nu=nu, alpha=alpha
+                _code2_block, [A, dd, z, u_prev], 2 * n + 4, 2, p=p, nu=nu, eta=eta
             )
         u, z_next, sums = _persist(u, z_next, sums)
         sums = sums.compute()
@@ -313,7 +313,7 @@ def lsvm_linear_newton(
     """
     A, d = check_row_chunked(A, d)
     m, n = A.shape
-    nu, _ = _check_nu_alpha(nu, None, m)
+    nu, _ = _check_nu_eta(nu, None, m)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
     dd = _labels_pm(d)
     chunks = (A.chunks[0],)

@@ -1,7 +1,7 @@
 """The fixed-point iteration (15) of the LSVM: the authors' Codes 2 and 3.
 
-``u = Q^{-1}(e + ((Qu - e) - alpha u)_+)`` converges linearly for
-``0 < alpha < 2 / nu`` (their Algorithm 1).  :func:`lsvm_linear` follows
+``u = Q^{-1}(e + ((Qu - e) - eta u)_+)`` converges linearly for
+``0 < eta < 2 / nu`` (their Algorithm 1).  :func:`lsvm_linear` follows
 Code 2: ``Q^{-1}`` by the Sherman-Morrison-Woodbury identity, so only an
 ``(n+1) x (n+1)`` system is factored and no ``m x m`` object is ever formed;
 :func:`lsvm_kernel` follows Code 3: ``Q = I/nu + D K(G, G') D`` factored once by
@@ -26,7 +26,7 @@ def _warn_max_iter(max_iter, opt, tol):
         f"tol={tol:g}; raise max_iter or tol, or use the active-set Newton solver "
         "(lsvm_linear_newton, lsvm_kernel_newton; solver='newton' or 'auto' in "
         "LagrangianSVC).  Convergence is linear, and slower the larger nu is; the "
-        "step alpha changes the rate too (the LSVM chapters measure both).",
+        "step eta changes the rate too (the LSVM chapters measure both).",
         ConvergenceWarning,
         stacklevel=4,
     )
@@ -70,7 +70,7 @@ def _iterate(step, u, max_iter, tol, return_history):
     )
 
 
-def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
     """LSVM for a linear classifier, Code 2 of Mangasarian & Musicant (2001).
 
     Parameters
@@ -85,7 +85,7 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_his
     max_iter : int, default=100
     tol : float > 0, default=1e-5
         Stop when ``||u^{i+1} - u^i|| <= tol``.
-    alpha : float in (0, 2/nu) or None, default=None
+    eta : float in (0, 2/nu) or None, default=None
         Step of the iteration; None means ``1.9 / nu``.
     return_history : bool, default=False
         Keep ``||u^{i+1} - u^i||`` per iteration.
@@ -99,7 +99,7 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_his
     ------
     ValueError
         On invalid data, labels that are not two classes, ``nu <= 0``, or
-        ``alpha`` outside ``(0, 2/nu)``.
+        ``eta`` outside ``(0, 2/nu)``.
 
     Warns
     -----
@@ -122,18 +122,18 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_his
     """
     dask_path = _dask_path(A)
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
-        return dask_path.lsvm_linear(A, d, nu, max_iter, tol, alpha=alpha,
+        return dask_path.lsvm_linear(A, d, nu, max_iter, tol, eta=eta,
                                      return_history=return_history)
-    A, dd, nu, alpha, max_iter, tol = _check_linear_problem(A, d, nu, alpha, max_iter, tol)
+    A, dd, nu, eta, max_iter, tol = _check_linear_problem(A, d, nu, eta, max_iter, tol)
     m, n = A.shape
 
     factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
 
     def step(u):
-        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - alpha u^i)_+, and then Q u^{i+1} = z
+        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - eta u^i)_+, and then Q u^{i+1} = z
         nonlocal Qu
-        Qu = 1.0 + np.maximum((Qu - 1.0) - alpha * u, 0.0)
+        Qu = 1.0 + np.maximum((Qu - 1.0) - eta * u, 0.0)
         return smw_solve(A, dd, nu, factor, Qu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
@@ -143,7 +143,7 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_his
     return result
 
 
-def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
     """LSVM with a kernel, Code 3 of Mangasarian & Musicant (2001).
 
     Parameters
@@ -153,7 +153,7 @@ def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_hi
         a column of -1 appended (see :class:`LagrangianSVC`, which builds it).
     d : array-like of shape (m,)
         The labels; any two classes.
-    nu, max_iter, tol, alpha, return_history
+    nu, max_iter, tol, eta, return_history
         As in :func:`lsvm_linear`.
 
     Returns
@@ -187,13 +187,13 @@ def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_hi
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM, dd, nu, alpha, max_iter, tol = _check_kernel_problem(KM, d, nu, alpha, max_iter, tol)
+    KM, dd, nu, eta, max_iter, tol = _check_kernel_problem(KM, d, nu, eta, max_iter, tol)
     m = KM.shape[0]
     Q = dual_matrix(KM, dd, nu)
     factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
 
     def step(u):  # (15)
-        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
+        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - eta * u, 0.0), check_finite=False)
 
     u0 = cho_solve(factor, np.ones(m), check_finite=False)  # u^0 = Q^{-1} e
     return _iterate(step, u0, max_iter, tol, return_history)

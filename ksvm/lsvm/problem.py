@@ -4,7 +4,7 @@ their arguments, and the result they return.
 Mangasarian & Musicant's formulation (7) is solved through its dual (11),
 ``min_{u >= 0} u'Qu/2 - e'u`` with ``Q = I/nu + D K(G, G') D`` and ``G = [A  -e]``
 (:func:`augment`, :func:`dual_matrix`); every solver of :mod:`ksvm.lsvm` checks
-``nu``, ``alpha``, ``max_iter`` and ``tol`` alike and returns an :class:`LSVMResult`.
+``nu``, ``eta``, ``max_iter`` and ``tol`` alike and returns an :class:`LSVMResult`.
 """
 
 import sys
@@ -78,36 +78,36 @@ def _dask_path(x):
     return dask
 
 
-def _check_nu_alpha(nu, alpha, m):
+def _check_nu_eta(nu, eta, m):
     nu = 1.0 / m if nu is None else check_positive(nu, "nu")
-    alpha = 1.9 / nu if alpha is None else check_positive(alpha, "alpha")
-    if not alpha < 2.0 / nu:
+    eta = 1.9 / nu if eta is None else check_positive(eta, "eta")
+    if not eta < 2.0 / nu:
         raise ValueError(
-            f"alpha must lie in (0, 2/nu) = (0, {2.0 / nu:.6g}) for the LSVM iteration to "
-            f"converge (condition (16)); got alpha = {alpha:.6g}. The authors use 1.9/nu."
+            f"eta must lie in (0, 2/nu) = (0, {2.0 / nu:.6g}) for the LSVM iteration to "
+            f"converge (condition (16)); got eta = {eta:.6g}. The authors use 1.9/nu."
         )
-    return nu, alpha
+    return nu, eta
 
 
 def _check_max_iter_tol(max_iter, tol):
     return check_integer(max_iter, "max_iter"), check_positive(tol, "tol")
 
 
-def _check_linear_problem(A, d, nu, alpha, max_iter, tol):
-    """``(A, labels as -1/+1, nu, alpha, max_iter, tol)`` for a solver with the linear
-    kernel, checked (``alpha`` is its default where None)."""
+def _check_linear_problem(A, d, nu, eta, max_iter, tol):
+    """``(A, labels as -1/+1, nu, eta, max_iter, tol)`` for a solver with the linear
+    kernel, checked (``eta`` is its default where None)."""
     A = check_matrix(A, "A")
     dd, _ = encode_binary_labels(d)
     m = A.shape[0]
     if dd.shape[0] != m:
         raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
-    return (A, dd, *_check_nu_alpha(nu, alpha, m), *_check_max_iter_tol(max_iter, tol))
+    return (A, dd, *_check_nu_eta(nu, eta, m), *_check_max_iter_tol(max_iter, tol))
 
 
-def _check_kernel_problem(KM, d, nu, alpha, max_iter, tol):
+def _check_kernel_problem(KM, d, nu, eta, max_iter, tol):
     """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
     KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
-    return (KM, dd, *_check_nu_alpha(nu, alpha, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
+    return (KM, dd, *_check_nu_eta(nu, eta, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
 
 
 def augment(X):

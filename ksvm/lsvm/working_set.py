@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._validation import encode_binary_labels
 from .block import BlockSolver
 from .newton import _WARM_START_SIZE, active_set
-from .problem import LSVMResult, _check_max_iter_tol, _check_nu_alpha
+from .problem import LSVMResult, _check_max_iter_tol, _check_nu_eta
 
 __all__ = ["lsvm_kernel_columns", "KeptMemory"]
 
@@ -480,7 +480,7 @@ def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     m = columns.m
     if dd.shape[0] != m:
         raise ValueError(f"columns has {m} rows but d has {dd.shape[0]} labels.")
-    nu, _ = _check_nu_alpha(nu, None, m)
+    nu, _ = _check_nu_eta(nu, None, m)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
     if kept is not None and not isinstance(kept, KeptMemory):
         raise TypeError(f"kept must be a KeptMemory or None, got {type(kept).__name__}.")

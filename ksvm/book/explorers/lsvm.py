@@ -21,7 +21,7 @@ from ..plotting import plot_classes, plot_decision
 __all__ = ["lsvm_iterates", "make_lsvm_explorer"]
 
 
-def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
+def lsvm_iterates(A, d, nu, n_iter, *, eta=None, tol=1e-300):
     """The iterates ``u^0, ..., u^n_iter`` of :func:`ksvm.lsvm.lsvm_linear`.
 
     ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``max_iter=i``), so
@@ -33,7 +33,7 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     d : ndarray of shape (m,), labels in {-1, +1}
     nu : float > 0
     n_iter : int >= 0
-    alpha : float, optional
+    eta : float, optional
         The step; ``lsvm_linear``'s default ``1.9 / nu`` if None.
     tol : float, default=1e-300
         Passed on; below the rounding floor, so that only ``max_iter`` stops the loop.
@@ -46,11 +46,11 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at max_iter on purpose
         for i in range(n_iter + 1):
-            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, max_iter=i, tol=tol).u)
+            U.append(lsvm_linear(A, d, nu=nu, eta=eta, max_iter=i, tol=tol).u)
     return np.array(U)
 
 
-def _rates(U, H, nu, alpha, n_last):
+def _rates(U, H, nu, eta, n_last):
     """What the stepper's second panel draws for the iterates ``U`` (rows) of (15).
 
     Returns the steps ``||u^{i+1} - u^i||``, the objective of each iterate, the
@@ -66,7 +66,7 @@ def _rates(U, H, nu, alpha, n_last):
     lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
     q_max = 1.0 / nu + lam[-1]
     q_min = 1.0 / nu + (lam[0] if H.shape[0] <= H.shape[1] else 0.0)
-    rho = max(abs(1.0 - alpha / q_min), abs(1.0 - alpha / q_max))
+    rho = max(abs(1.0 - eta / q_min), abs(1.0 - eta / q_max))
     first = np.linalg.norm(Q_times(U[1] - U[0]))
     idx = np.arange(n_last + 1)
     bound = rho**idx * first / q_min
@@ -76,7 +76,7 @@ def _rates(U, H, nu, alpha, n_last):
     return steps, objective, bound, observed, rho, q_min, r
 
 
-def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter=60):
+def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
     The parameter ``i`` runs from 0 to the iteration at which
@@ -87,7 +87,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
     against ``i`` on a log scale with
 
     * the bound of the convergence theorem: ``Qu^{i+1} = z(u^i)`` and the map
-      ``Qu -> z(u)`` contracts by ``rho = max_q |1 - alpha / q|``, so
+      ``Qu -> z(u)`` contracts by ``rho = max_q |1 - eta / q|``, so
       ``||u^{i+1} - u^i|| <= ||Q(u^{i+1} - u^i)|| / q_min <= rho^i ||Q(u^1 - u^0)|| / q_min``;
     * the observed rate, ``r^i`` through the last step with ``r`` the geometric
       mean of the step ratios;
@@ -100,7 +100,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
     d : ndarray of shape (m,), optional
         Their labels in {-1, +1} (given together with ``A``).
     nu : float > 0, default=1.0
-    alpha : float in (0, 2/nu), optional
+    eta : float in (0, 2/nu), optional
         The step; the authors' ``1.9 / nu`` if None.
     tol : float > 0, default=4e-4
         Code 2's stopping tolerance: sets how many iterations there are to step through.
@@ -138,19 +138,19 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
         raise ValueError(f"the stepper draws points in the plane: A must have shape (m, 2), got {A.shape}.")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
-        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, max_iter=max_iter)
+        final = lsvm_linear(A, d, nu=nu, eta=eta, tol=tol, max_iter=max_iter)
     n_last = final.n_iter
     # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
-    U = lsvm_iterates(A, d, nu, n_last + 1, alpha=alpha)
+    U = lsvm_iterates(A, d, nu, n_last + 1, eta=eta)
     dd = np.where(d == d.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
     m = len(dd)
-    alpha_ = 1.9 / nu if alpha is None else float(alpha)
+    eta_ = 1.9 / nu if eta is None else float(eta)
     G = np.hstack([A, -np.ones((m, 1))])
     H = dd[:, None] * G  # H = D[A  -e], small here
 
     planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', gamma)
     W, gammas = planes[:, :2], planes[:, 2]
-    steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, alpha_, n_last)
+    steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, eta_, n_last)
     idx = np.arange(n_last + 1)
     lo = min(steps.min(), tol) / 3.0
     hi = max(bound.max(), steps.max()) * 3.0
