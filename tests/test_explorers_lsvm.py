@@ -40,8 +40,8 @@ def test_the_last_iterate_is_lsvm_linears_answer(explorer):
     assert explorer.params["i"] == list(range(ref.n_iter + 1)) and 30 <= last <= 45
     np.testing.assert_array_equal(explorer.iterates[last], ref.u)
     # the plane drawn in the last frame is lsvm_linear's
-    drawn = np.r_[explorer.w[last], explorer.gamma[last]]
-    np.testing.assert_allclose(drawn, np.r_[ref.w, ref.gamma], rtol=0, atol=1e-14)
+    drawn = np.r_[explorer.w[last], explorer.b[last]]
+    np.testing.assert_allclose(drawn, np.r_[ref.w, ref.b], rtol=0, atol=1e-14)
 
 
 def test_every_iterate_is_lsvm_linear_stopped_there():

@@ -89,7 +89,7 @@ def test_equals_the_primal_7_by_a_general_qp(nu):
     )
     assert ref.success
     assert_allclose(r.w, ref.x[:n], atol=1e-6)
-    assert r.gamma == pytest.approx(ref.x[n], abs=1e-6)
+    assert r.b == pytest.approx(-ref.x[n], abs=1e-6)  # the paper's gamma is -b
     assert_allclose(r.u / nu, np.maximum(ref.x[n + 1 :], 0.0), atol=1e-6)  # y = u / nu, (9)
 
 
@@ -110,7 +110,7 @@ def test_equals_liblinear_on_the_same_problem():
     r = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-10)
     ref = LinearSVC(C=nu / 2, loss="squared_hinge", tol=1e-12, max_iter=100000).fit(X, y)
     assert_allclose(r.w, ref.coef_[0], atol=1e-6)
-    assert -r.gamma == pytest.approx(ref.intercept_[0], abs=1e-6)
+    assert r.b == pytest.approx(ref.intercept_[0], abs=1e-6)
 
 
 def test_authors_defaults_and_convergence_rate():
@@ -159,8 +159,8 @@ def test_linear_estimator_matches_the_function_and_any_labels():
     r = lsvm_linear(X, y, 10.0, max_iter=1000, tol=1e-9)
     clf = LagrangianSVC(nu=10.0, max_iter=1000, tol=1e-9).fit(X, np.where(y > 0, "b", "a"))
     assert_allclose(clf.coef_[0], r.w)
-    assert clf.intercept_[0] == pytest.approx(-r.gamma)
-    assert_array_equal(clf.predict(X) == "b", X @ r.w - r.gamma > 0)
+    assert clf.intercept_[0] == pytest.approx(r.b)
+    assert_array_equal(clf.predict(X) == "b", X @ r.w + r.b > 0)
 
 
 def test_support_vectors_are_the_points_inside_the_margin():

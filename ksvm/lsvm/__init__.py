@@ -20,7 +20,8 @@ the separating plane ``x'w = gamma``.  Its dual (11) has only the bound
 and the KKT conditions ``0 <= u  perp  Qu - e >= 0`` (12) are a fixed point of
 ``u = Q^{-1}(e + ((Qu - e) - eta u)_+)`` (15), which converges linearly for
 ``0 < eta < 2 / nu`` (their Algorithm 1).  The primal solution is
-``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).
+``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).  The solvers return the book's
+offset ``b = -gamma`` (:class:`LSVMResult`), the plane being ``w'x + b = 0``.
 
 Two implementations:
 

@@ -22,7 +22,7 @@ One pass over ``A`` per iteration of Code 2.  Iteration ``k`` of
 ``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - eta u^k)_+`` (``z^k = Q u^k``);
 reading block ``A_j`` once gives ``u^k_j`` from ``M^{-1} H'z^k``, then
 ``z^{k+1}_j``, and with them the block's share of ``H'z^{k+1}`` (the next
-iteration's right-hand side), of ``H'u^k = [w; gamma]`` and of
+iteration's right-hand side), of ``H'u^k = [w; -b]`` and of
 ``||u^k - u^{k-1}||^2``.  The first pass forms ``H'H`` and ``H'e``.
 
 The active-set Newton solver (:func:`ksvm.lsvm.lsvm_linear_newton`) keeps its
@@ -133,7 +133,7 @@ def lsvm_linear(
     Returns
     -------
     result : LSVMResult
-        ``w`` (ndarray of shape (n,)) and ``gamma`` (float) on the client;
+        ``w`` (ndarray of shape (n,)) and ``b`` (float) on the client;
         ``u`` a persisted Dask array chunked like the rows of ``A``.
         ``passes`` extra attribute: the passes over ``A`` made (iterations + 2).
 
@@ -160,8 +160,8 @@ def lsvm_linear(
     --------
     >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
     >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), type(r.u).__name__
-    (0.9757, 1.9417, 'Array')
+    >>> round(float(r.w[0]), 4), round(r.b, 4), type(r.u).__name__
+    (0.9757, -1.9417, 'Array')
     """
     A, d = check_row_chunked(A, d)
     m, n = A.shape
@@ -216,7 +216,7 @@ def lsvm_linear(
             stacklevel=3,
         )
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=Htu[:n].copy(), gamma=float(Htu[n]),
+        n_iter=it, opt=opt, u=u, w=Htu[:n].copy(), b=-float(Htu[n]),
         converged=converged, at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
@@ -284,7 +284,7 @@ def lsvm_linear_newton(
     Returns
     -------
     result : LSVMResult
-        ``w``, ``gamma`` on the client, ``u`` a persisted Dask array; ``passes``:
+        ``w``, ``b`` on the client, ``u`` a persisted Dask array; ``passes``:
         the passes over ``A`` made.
 
     Raises
@@ -308,8 +308,8 @@ def lsvm_linear_newton(
     --------
     >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
     >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
-    (0.9757, 1.9417, 2)
+    >>> round(float(r.w[0]), 4), round(r.b, 4), r.n_iter
+    (0.9757, -1.9417, 2)
     """
     A, d = check_row_chunked(A, d)
     m, n = A.shape
@@ -370,7 +370,7 @@ def lsvm_linear_newton(
     else:
         _warn_active_set(it, count, tol, " on Dask")
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=c[:n].copy(), gamma=float(c[n]), converged=converged,
+        n_iter=it, opt=opt, u=u, w=c[:n].copy(), b=-float(c[n]), converged=converged,
         history=np.array(history) if return_history else None,
     )
     result.passes = passes
@@ -411,7 +411,7 @@ def solve_linear(X, d, nu, newton, options):
     the indices of the points with ``d_i f(x_i) < 1``, a lazy Dask array."""
     solve = lsvm_linear_newton if newton else lsvm_linear
     result = solve(X, d, nu, **options)
-    margins = d * _linear_scores(X, result.w, -result.gamma)
+    margins = d * _linear_scores(X, result.w, result.b)
     return result, da.flatnonzero(margins < 1.0)
 
 

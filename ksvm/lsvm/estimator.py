@@ -18,7 +18,7 @@ class LagrangianSVC(BaseKernelClassifier):
 
     It solves their formulation (7) through its dual (11).  With
     ``kernel='linear'`` no ``m x m`` matrix is formed (Sherman-Morrison-Woodbury:
-    millions of points are fine), and ``coef_ = w``, ``intercept_ = -gamma``.
+    millions of points are fine), and ``coef_ = w``, ``intercept_ = b``.
     With another kernel it works with ``K(G, G')``, ``G = [X -e]``: the Newton
     solver with a kernel that is PSD by theory ('rbf', 'exponential', 'poly'
     with ``coef0 >= 0``) computes only the rows of the points that can be free,
@@ -26,7 +26,7 @@ class LagrangianSVC(BaseKernelClassifier):
     keeps the memory its last small problem was solved in (at most 61 MB) for its next
     fit (neither ``clone`` nor pickling copies it); the fixed point, a callable, 'sigmoid' and
     'precomputed' use the whole ``m x m`` matrix.  The decision function is
-    ``K([x' -1], G') D u``; for the linear kernel that is ``x'w - gamma``.
+    ``K([x' -1], G') D u``; for the linear kernel that is ``x'w + b``.
     With the linear kernel, ``fit``, ``decision_function`` and ``predict`` also
     take a Dask array chunked by rows, solved block by block
     (:mod:`ksvm.lsvm.dask`).
@@ -90,7 +90,7 @@ class LagrangianSVC(BaseKernelClassifier):
     coef_ : ndarray of shape (1, n_features)
         ``w`` (linear kernel only).
     intercept_ : ndarray of shape (1,)
-        ``-gamma`` (linear kernel); 0 otherwise, the offset being inside the kernel.
+        ``b`` (linear kernel); 0 otherwise, the offset being inside the kernel.
     n_iter_ : int
     converged_ : bool
     nu_ : float
@@ -191,7 +191,7 @@ class LagrangianSVC(BaseKernelClassifier):
         self.nu_ = nu
         self.eta_ = None if newton else eta
         self.solver_ = "newton" if newton else "fixed-point"
-        intercept = -result.gamma if self.kernel == "linear" else 0.0
+        intercept = result.b if self.kernel == "linear" else 0.0
         return Solution(d * result.u, intercept, result.n_iter, result.converged,
                         support=support, coef=result.w)
 
@@ -204,7 +204,7 @@ class LagrangianSVC(BaseKernelClassifier):
                 result, margins = _linear_active_set(data, d, nu, options["max_iter"], tol)
             else:
                 result = lsvm_linear(data, d, nu, **options)
-                margins = d * (data @ result.w - result.gamma)
+                margins = d * (data @ result.w + result.b)
             return result, margins, None
         if isinstance(data, KernelColumns):
             # No m x m matrix: rows of K(G, G') on demand, for the points that can be free.

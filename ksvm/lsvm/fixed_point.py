@@ -93,7 +93,7 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     Returns
     -------
     result : LSVMResult
-        With ``w`` and ``gamma``: classify ``x`` by ``sign(x'w - gamma)``.
+        With ``w`` and ``b``: classify ``x`` by ``sign(x'w + b)``.
 
     Raises
     ------
@@ -117,8 +117,8 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     --------
     >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
     >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4)
-    (0.9757, 1.9417)
+    >>> round(float(r.w[0]), 4), round(r.b, 4)
+    (0.9757, -1.9417)
     """
     dask_path = _dask_path(A)
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
@@ -139,7 +139,7 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     # u^0 is handed over, not kept here: the loop holds one u at a time.
     result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
     Du = dd * result.u
-    result.w, result.gamma = A.T @ Du, float(-Du.sum())
+    result.w, result.b = A.T @ Du, float(Du.sum())
     return result
 
 
@@ -159,7 +159,7 @@ def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
     Returns
     -------
     result : LSVMResult
-        ``w`` and ``gamma`` are None; classify ``x`` by the sign of
+        ``w`` and ``b`` are None; classify ``x`` by the sign of
         ``K([x' -1], G') D u``.
 
     Raises

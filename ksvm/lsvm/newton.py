@@ -108,7 +108,7 @@ def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free
     Returns
     -------
     result : LSVMResult
-        ``w`` and ``gamma`` are None.
+        ``w`` and ``b`` are None.
 
     Warns
     -----
@@ -209,7 +209,7 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
       they are rebuilt from the free rows when that reads fewer rows, and always
       before the answer is accepted, so the final solve is the from-scratch one.
 
-    Returns the :class:`LSVMResult` (with ``w``, ``gamma``) and the margins ``Hv``.
+    Returns the :class:`LSVMResult` (with ``w``, ``b``) and the margins ``Hv``.
     """
     m, n = A.shape
     free = np.ones(m, dtype=bool)  # the first step is Code 2's start u^0 = Q^{-1} e
@@ -277,7 +277,7 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
     # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A (the clipped
     # entries above are a few rows)
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=v[:n].copy(), gamma=float(v[n]), converged=converged,
+        n_iter=it, opt=opt, u=u, w=v[:n].copy(), b=-float(v[n]), converged=converged,
         history=np.array(history) if return_history else None,
     )
     return result, t
@@ -375,8 +375,8 @@ def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=
     --------
     >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
     >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
-    (0.9757, 1.9417, 2)
+    >>> round(float(r.w[0]), 4), round(r.b, 4), r.n_iter
+    (0.9757, -1.9417, 2)
     """
     dask_path = _dask_path(A)
     if dask_path is not None:  # a Dask array chunked by rows: the same method block by block

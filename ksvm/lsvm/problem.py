@@ -37,8 +37,9 @@ class LSVMResult:
         The dual solution.
     w : ndarray of shape (n,) or None
         ``A'Du`` (linear version only).
-    gamma : float or None
-        ``-e'Du`` (linear version only); the plane is ``x'w = gamma``.
+    b : float or None
+        The offset ``y'u`` (linear version only); the plane is ``w'x + b = 0``
+        (Mangasarian & Musicant's ``gamma`` is ``-b``: their plane is ``x'w = gamma``).
     converged : bool
         ``opt <= tol`` within ``max_iter``, or the rounding floor was reached
         (``at_floor``).
@@ -57,7 +58,7 @@ class LSVMResult:
     opt: float
     u: np.ndarray
     w: np.ndarray = None
-    gamma: float = None
+    b: float = None
     converged: bool = True
     at_floor: bool = False
     history: np.ndarray = field(default=None, repr=False)

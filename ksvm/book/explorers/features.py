@@ -96,13 +96,13 @@ def make_features_explorer(
             with warnings.catch_warnings():  # a capped run still draws its boundary
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 r = lsvm_linear(Phi, d, nu=nu, max_iter=5000)
-            accuracy = float(np.mean(np.where(Phi @ r.w - r.gamma >= 0, 1, -1) == d))
+            accuracy = float(np.mean(np.where(Phi @ r.w + r.b >= 0, 1, -1) == d))
             fitted[name, D] = (fmap, r, accuracy)
 
     def draw(fig, D, method):
         fmap, r, accuracy = fitted[method, D]
         ax, ax_err = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.1]})
-        plot_decision(ax, lambda Z: fmap.transform(Z) @ r.w - r.gamma, X, resolution=resolution)
+        plot_decision(ax, lambda Z: fmap.transform(Z) @ r.w + r.b, X, resolution=resolution)
         plot_classes(ax, X, d, size=5, legend=False)
         ax.set_title(f"Code 2 on {D} {method} features", fontsize=9)
         ax.set_xticks([])

@@ -2,7 +2,7 @@
 
 :func:`make_lsvm_explorer` runs :func:`ksvm.lsvm.lsvm_linear` on a small problem
 in the plane and shows, for each iteration ``i`` of its loop, the plane
-``x'w = gamma`` that ``u^i`` gives by (9), ``w = A'Du`` and ``gamma = -e'Du``, and
+``x'w + b = 0`` that ``u^i`` gives by (9), ``w = A'Du`` and ``b = e'Du``, and
 the step ``||u^{i+1} - u^i||`` on a log scale against the geometric bound that
 the convergence theorem implies (and the rate actually observed).
 """
@@ -81,8 +81,8 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
 
     The parameter ``i`` runs from 0 to the iteration at which
     ``lsvm_linear(A, d, nu, tol=tol)`` stops; its last value shows that call's
-    answer.  Each frame draws the data and the plane ``x'w = gamma`` of ``u^i``
-    with its bounding planes ``x'w = gamma +- 1`` (levels -1/0/+1), the points
+    answer.  Each frame draws the data and the plane ``x'w + b = 0`` of ``u^i``
+    with its bounding planes ``x'w + b = +-1`` (levels -1/0/+1), the points
     with ``u^i_j < 0`` crossed, and, in a second panel, ``||u^{i+1} - u^i||``
     against ``i`` on a log scale with
 
@@ -114,7 +114,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
         ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
         ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute
         ``iterates`` holds ``u^0, ..., u^{N+1}`` (``N`` the last ``i``) and
-        ``rho``, ``q_min`` the bound's constants, ``w`` and ``gamma`` the planes drawn.
+        ``rho``, ``q_min`` the bound's constants, ``w`` and ``b`` the planes drawn.
 
     Raises
     ------
@@ -148,8 +148,8 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     G = np.hstack([A, -np.ones((m, 1))])
     H = dd[:, None] * G  # H = D[A  -e], small here
 
-    planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', gamma)
-    W, gammas = planes[:, :2], planes[:, 2]
+    planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', -b)
+    W, offsets = planes[:, :2], -planes[:, 2]
     steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, eta_, n_last)
     idx = np.arange(n_last + 1)
     lo = min(steps.min(), tol) / 3.0
@@ -157,9 +157,9 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
 
     def draw(fig, i):
         ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.15]})
-        w, gamma = W[i], gammas[i]
+        w, b = W[i], offsets[i]
         if np.any(w != 0.0):
-            plot_decision(ax0, lambda Z: Z @ w - gamma, A, resolution=120)
+            plot_decision(ax0, lambda Z: Z @ w + b, A, resolution=120)
         neg = U[i] < 0
         plot_classes(ax0, A, np.where(dd > 0, 1, -1), legend=False)
         if neg.any():
@@ -200,5 +200,5 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     )
     explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
     explorer.A, explorer.d, explorer.nu, explorer.result = A, dd, nu, final
-    explorer.w, explorer.gamma = W, gammas  # the planes drawn, one row per iterate
+    explorer.w, explorer.b = W, offsets  # the planes drawn, one row per iterate
     return explorer
