@@ -54,12 +54,12 @@ def test_every_iterate_is_lsvm_linear_stopped_there():
 
 
 def test_the_iterates_are_those_of_iteration_15(explorer):
-    U, Q = iterate15(explorer.A, explorer.d, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     np.testing.assert_allclose(explorer.iterates, U, rtol=0, atol=1e-10)
 
 
 def test_the_step_bound_holds_and_is_pessimistic(explorer):
-    U, Q = iterate15(explorer.A, explorer.d, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     q = np.linalg.eigvalsh(Q)
     rho = np.max(np.abs(1.0 - 1.9 / q))
     assert explorer.rho == pytest.approx(rho, rel=1e-10) and explorer.q_min == pytest.approx(q[0], rel=1e-10)
@@ -78,7 +78,7 @@ def test_the_step_button_and_the_numbers(explorer):
     first = box.picture.value
     box.button.click()
     assert box.sliders["i"].value == 1 and box.picture.value != first
-    U, Q = iterate15(explorer.A, explorer.d, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     for i in (1, 7, explorer.params["i"][-1]):
         box.sliders["i"].value = i
         shown = explorer.shown

@@ -202,7 +202,7 @@ def test_max_iter_warns():
         (lambda X, y: lsvm_linear(X, y, nu=1.0, eta=2.0), r"eta must lie in \(0, 2/nu\)"),
         (lambda X, y: lsvm_linear(X, y, nu=1.0, eta=-1.0), "eta must be > 0"),
         (lambda X, y: lsvm_linear(X, np.ones(len(y))), "exactly two classes, got 1 class"),
-        (lambda X, y: lsvm_linear(X, y[:-1]), "rows but d has"),
+        (lambda X, y: lsvm_linear(X, y[:-1]), "rows but y has"),
         (lambda X, y: lsvm_linear(X, y, max_iter=-1), "max_iter must be"),
         (lambda X, y: lsvm_kernel(np.ones((3, 4)), y[:3]), "must be square"),
         (lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(X * 3, y), "Mercer"),

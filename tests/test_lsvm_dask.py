@@ -236,7 +236,7 @@ def test_bad_input(data, solve, client):
         solve(A.rechunk((500, 2)), d, 1.0)
     with pytest.raises(ValueError, match="not aligned"):
         solve(A, d.rechunk(300), 1.0)
-    with pytest.raises(ValueError, match="rows but d has"):
+    with pytest.raises(ValueError, match="rows but y has"):
         solve(A, d[:-1], 1.0)
     with pytest.raises(ValueError, match="exactly two classes"):
         solve(A, da.from_array(np.arange(2000) % 3, chunks=500), 1.0)

@@ -70,21 +70,21 @@ def _iterate(step, u, max_iter, tol, return_history):
     )
 
 
-def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
+def lsvm_linear(X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
     """LSVM for a linear classifier, Code 2 of Mangasarian & Musicant (2001).
 
     Parameters
     ----------
-    A : array-like of shape (m, n)
-        The data, one point per row.
-    d : array-like of shape (m,)
-        The labels (the diagonal of their ``D``); any two classes, the second
+    X : array-like of shape (n, d)
+        The training points, one per row (the paper's ``A``).
+    y : array-like of shape (n,)
+        The labels (the paper's diagonal of ``D``); any two classes, the second
         in sort order is +1.
     nu : float > 0 or None, default=None
-        Weight of the squared slacks; None means ``1 / m`` (the authors' default).
+        Weight of the squared slacks; None means ``1 / n`` (the authors' default).
     max_iter : int, default=100
     tol : float > 0, default=1e-5
-        Stop when ``||u^{i+1} - u^i|| <= tol``.
+        Stop when ``||u^{i+1} - u^i|| <= tol`` (``u`` is the book's ``alpha``).
     eta : float in (0, 2/nu) or None, default=None
         Step of the iteration; None means ``1.9 / nu``.
     return_history : bool, default=False
@@ -109,49 +109,51 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     Notes
     -----
     The Sherman-Morrison-Woodbury identity gives
-    ``Q^{-1} = nu (I - H (I/nu + H'H)^{-1} H')``.  The ``(n+1) x (n+1)``
-    matrix ``M = I/nu + H'H`` is factored once (Cholesky); Code 2 inverts it.
-    Memory beyond ``A``: a handful of vectors of length ``m``.
+    ``M^{-1} = nu (I - H (I/nu + H'H)^{-1} H')`` for the dual's matrix
+    ``M = I/nu + HH'`` (the paper's ``Q``) and ``H = Y[X  -1]``.  The
+    ``(d+1) x (d+1)`` matrix ``I/nu + H'H`` is factored once (Cholesky); Code 2
+    inverts it.  Memory beyond ``X``: a handful of vectors of length ``n``.
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> r = lsvm_linear(X, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> round(float(r.w[0]), 4), round(r.b, 4)
     (0.9757, -1.9417)
     """
-    dask_path = _dask_path(A)
+    dask_path = _dask_path(X)
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
-        return dask_path.lsvm_linear(A, d, nu, max_iter, tol, eta=eta,
+        return dask_path.lsvm_linear(X, y, nu, max_iter, tol, eta=eta,
                                      return_history=return_history)
-    A, dd, nu, eta, max_iter, tol = _check_linear_problem(A, d, nu, eta, max_iter, tol)
-    m, n = A.shape
+    X, dd, nu, eta, max_iter, tol = _check_linear_problem(X, y, nu, eta, max_iter, tol)
+    m, n = X.shape
 
-    factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    factor = smw_factor(X, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
 
     def step(u):
         # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - eta u^i)_+, and then Q u^{i+1} = z
         nonlocal Qu
         Qu = 1.0 + np.maximum((Qu - 1.0) - eta * u, 0.0)
-        return smw_solve(A, dd, nu, factor, Qu)
+        return smw_solve(X, dd, nu, factor, Qu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
-    result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
+    result = _iterate(step, smw_solve(X, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
     Du = dd * result.u
-    result.w, result.b = A.T @ Du, float(Du.sum())
+    result.w, result.b = X.T @ Du, float(Du.sum())
     return result
 
 
-def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
+def lsvm_kernel(KM, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
     """LSVM with a kernel, Code 3 of Mangasarian & Musicant (2001).
 
     Parameters
     ----------
-    KM : array-like of shape (m, m)
-        ``K(G, G')`` with ``G = [A -e]``: the kernel evaluated on the data with
-        a column of -1 appended (see :class:`LagrangianSVC`, which builds it).
-    d : array-like of shape (m,)
+    KM : array-like of shape (n, n)
+        The Gram matrix ``K(G, G')`` of the augmented points, ``G = [X  -1]``: the
+        kernel evaluated on the data with a column of -1 appended (see
+        :class:`LagrangianSVC`, which builds it; the book's ``K-tilde``).
+    y : array-like of shape (n,)
         The labels; any two classes.
     nu, max_iter, tol, eta, return_history
         As in :func:`lsvm_linear`.
@@ -160,12 +162,12 @@ def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
     -------
     result : LSVMResult
         ``w`` and ``b`` are None; classify ``x`` by the sign of
-        ``K([x' -1], G') D u``.
+        ``K([x' -1], G') Y u`` (``Y = diag(y)``).
 
     Raises
     ------
     ValueError
-        As :func:`lsvm_linear`, and if ``KM`` is not square or ``Q`` is not
+        As :func:`lsvm_linear`, and if ``KM`` is not square or ``M`` is not
         positive definite (a kernel that is far from PSD).
 
     Warns
@@ -175,19 +177,19 @@ def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
 
     Notes
     -----
-    ``Q = I/nu + D KM D`` is factored once by Cholesky (Code 3 inverts it), so
-    each iteration costs two triangular solves and a product with ``Q``:
-    ``O(m^2)`` time and ``8 m^2`` bytes for ``Q``.
+    The dual's matrix ``M = I/nu + Y KM Y`` (the paper's ``Q``) is factored once
+    by Cholesky (Code 3 inverts it), so each iteration costs two triangular solves
+    and a product with ``M``: ``O(n^2)`` time and ``8 n^2`` bytes for ``M``.
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> G = np.hstack([A, -np.ones((4, 1))])
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> G = np.hstack([X, -np.ones((4, 1))])
     >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM, dd, nu, eta, max_iter, tol = _check_kernel_problem(KM, d, nu, eta, max_iter, tol)
+    KM, dd, nu, eta, max_iter, tol = _check_kernel_problem(KM, y, nu, eta, max_iter, tol)
     m = KM.shape[0]
     Q = dual_matrix(KM, dd, nu)
     factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q

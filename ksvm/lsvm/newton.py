@@ -316,12 +316,12 @@ def _clipped(A, dd, u, v):
     return np.maximum(u, 0.0), v
 
 
-def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=False):
+def lsvm_linear_newton(X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=False):
     """LSVM for a linear classifier by an active-set (semismooth Newton) method.
 
     Solves the same dual (11) as :func:`lsvm_linear`, exactly rather than by
     the fixed-point iteration (15): each step solves ``Q_FF u_F = e_F`` on a
-    guessed free set ``F``, by Sherman-Morrison-Woodbury with the rows of ``A``
+    guessed free set ``F``, by Sherman-Morrison-Woodbury with the rows of ``X``
     in ``F``.  Every index on the wrong side (``u_i < 0`` in ``F``, or
     ``(Qu - e)_i < 0`` outside it) then changes side, which is a semismooth
     Newton step for ``min(u, Qu - e) = 0``; if three such steps in a row fail
@@ -332,11 +332,12 @@ def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=
 
     Parameters
     ----------
-    A : array-like of shape (m, n)
-    d : array-like of shape (m,)
+    X : array-like of shape (n, d)
+        The training points, one per row.
+    y : array-like of shape (n,)
         Two class labels; the second in sort order is +1.
     nu : float > 0 or None, default=None
-        None means ``1 / m``.
+        None means ``1 / n``.
     max_iter : int, default=100
     tol : float > 0, default=1e-8
         A sign is wrong beyond ``tol * max(1, max u)``; at the end ``u >= 0``
@@ -363,27 +364,27 @@ def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=
     Notes
     -----
     With ``v = (I/nu + H_F'H_F)^{-1} H_F'e_F`` the step's solution is
-    ``u_F = nu (e_F - H_F v)``, and ``H'u = v``: ``v`` is the plane ``(w, gamma)``
+    ``u_F = nu (e_F - H_F v)``, and ``H'u = v``: ``v`` is the plane ``(w, -b)``
     of the step, and the signs to test are those of the margins ``Hv``.  A step
-    therefore costs one product with ``A`` (``2mn`` operations) and an
-    ``(n+1) x (n+1)`` factorisation, plus ``O(k n^2)`` for the ``k`` rows that
+    therefore costs one product with ``X`` (``2nd`` operations) and an
+    ``(d+1) x (d+1)`` factorisation, plus ``O(k d^2)`` for the ``k`` rows that
     changed side, by which ``H_F'H_F`` is updated rather than recomputed; before
     the answer is accepted it is rebuilt from the free rows.  The number of steps
     does not grow with ``nu`` as the fixed-point iteration's does.
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> r = lsvm_linear_newton(X, [-1, -1, 1, 1], nu=100.0)
     >>> round(float(r.w[0]), 4), round(r.b, 4), r.n_iter
     (0.9757, -1.9417, 2)
     """
-    dask_path = _dask_path(A)
+    dask_path = _dask_path(X)
     if dask_path is not None:  # a Dask array chunked by rows: the same method block by block
-        return dask_path.lsvm_linear_newton(A, d, nu, max_iter, tol, return_history=return_history)
-    A, dd, nu, _, max_iter, tol = _check_linear_problem(A, d, nu, None, max_iter, tol)
-    # H = D [A  -e] is never formed (as in lsvm_linear), nor a copy of the free rows A_F.
-    return _linear_active_set(A, dd, nu, max_iter, tol, return_history)[0]
+        return dask_path.lsvm_linear_newton(X, y, nu, max_iter, tol, return_history=return_history)
+    X, dd, nu, _, max_iter, tol = _check_linear_problem(X, y, nu, None, max_iter, tol)
+    # H = Y [X  -1] is never formed (as in lsvm_linear), nor a copy of the free rows X_F.
+    return _linear_active_set(X, dd, nu, max_iter, tol, return_history)[0]
 
 
 #: Above this many points, lsvm_kernel_newton first solves a random half of the problem.
@@ -391,7 +392,7 @@ _WARM_START_SIZE = 500
 
 
 def lsvm_kernel_newton(
-    KM, d, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, return_history=False,
+    KM, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, return_history=False,
 ):
     """LSVM with a kernel by an active-set (semismooth Newton) method.
 
@@ -403,9 +404,10 @@ def lsvm_kernel_newton(
 
     Parameters
     ----------
-    KM : array-like of shape (m, m)
-        ``K(G, G')`` with ``G = [A -e]``.
-    d : array-like of shape (m,)
+    KM : array-like of shape (n, n)
+        The Gram matrix ``K(G, G')`` of the augmented points, ``G = [X  -1]``.
+    y : array-like of shape (n,)
+        The labels; any two classes.
     nu, max_iter, tol, return_history
         As in :func:`lsvm_linear_newton`.
     warm_start : bool, default=True
@@ -414,7 +416,7 @@ def lsvm_kernel_newton(
         solution predicts: ``u_i - g_i > 0`` with ``u`` the half's solution
         (0 on the other half) and ``g = Qu - e``.  The answer does not change,
         since the pivoting ends at the unique solution from any start; the
-        first factorisations shrink from ``m x m`` to about the number of
+        first factorisations shrink from ``n x n`` to about the number of
         support vectors.  ``n_iter`` counts the steps on the whole problem only.
 
     Returns
@@ -439,13 +441,13 @@ def lsvm_kernel_newton(
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> G = np.hstack([A, -np.ones((4, 1))])
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> G = np.hstack([X, -np.ones((4, 1))])
     >>> r = lsvm_kernel_newton(G @ G.T, [-1, -1, 1, 1], nu=100.0)
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    KM, dd, nu, _, max_iter, tol = _check_kernel_problem(KM, d, nu, None, max_iter, tol)
+    KM, dd, nu, _, max_iter, tol = _check_kernel_problem(KM, y, nu, None, max_iter, tol)
     m = KM.shape[0]
 
     def solve_free(free):

@@ -94,33 +94,34 @@ def _check_max_iter_tol(max_iter, tol):
     return check_integer(max_iter, "max_iter"), check_positive(tol, "tol")
 
 
-def _check_linear_problem(A, d, nu, eta, max_iter, tol):
-    """``(A, labels as -1/+1, nu, eta, max_iter, tol)`` for a solver with the linear
+def _check_linear_problem(X, y, nu, eta, max_iter, tol):
+    """``(X, labels as -1/+1, nu, eta, max_iter, tol)`` for a solver with the linear
     kernel, checked (``eta`` is its default where None)."""
-    A = check_matrix(A, "A")
-    dd, _ = encode_binary_labels(d)
-    m = A.shape[0]
-    if dd.shape[0] != m:
-        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
-    return (A, dd, *_check_nu_eta(nu, eta, m), *_check_max_iter_tol(max_iter, tol))
+    X = check_matrix(X, "X")
+    yy, _ = encode_binary_labels(y)
+    n = X.shape[0]
+    if yy.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {yy.shape[0]} labels.")
+    return (X, yy, *_check_nu_eta(nu, eta, n), *_check_max_iter_tol(max_iter, tol))
 
 
-def _check_kernel_problem(KM, d, nu, eta, max_iter, tol):
+def _check_kernel_problem(KM, y, nu, eta, max_iter, tol):
     """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
-    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
-    return (KM, dd, *_check_nu_eta(nu, eta, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
+    KM, yy = check_gram_labels(KM, y, names=("KM", "y"))
+    return (KM, yy, *_check_nu_eta(nu, eta, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
 
 
 def augment(X):
-    """``[X  -e]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``.
+    """``[X  -1]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``
+    (the book's augmented points ``[X 1]`` with the sign of the offset turned).
 
     Parameters
     ----------
-    X : ndarray of shape (m, n)
+    X : ndarray of shape (n, d)
 
     Returns
     -------
-    G : ndarray of shape (m, n + 1)
+    G : ndarray of shape (n, d + 1)
 
     Examples
     --------
@@ -130,20 +131,20 @@ def augment(X):
     return np.hstack([X, -np.ones((X.shape[0], 1))])
 
 
-def dual_matrix(KM, d, nu):
-    """``Q = I / nu + D K D``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
+def dual_matrix(KM, y, nu):
+    """``M = I / nu + Y KM Y``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
 
     Parameters
     ----------
-    KM : ndarray of shape (m, m)
-        ``K(G, G')`` (or a block of it).
-    d : ndarray of shape (m,)
+    KM : ndarray of shape (n, n)
+        The Gram matrix ``K(G, G')`` of the augmented points (or a block of it).
+    y : ndarray of shape (n,)
         The labels as -1/+1.
     nu : float > 0
 
     Returns
     -------
-    Q : ndarray of shape (m, m)
+    M : ndarray of shape (n, n)
         A new array.
 
     Examples
@@ -152,6 +153,6 @@ def dual_matrix(KM, d, nu):
     array([[ 3., -1.],
            [-1.,  3.]])
     """
-    Q = d[:, None] * KM * d[None, :]
-    Q[np.diag_indices_from(Q)] += 1.0 / nu
-    return Q
+    M = y[:, None] * KM * y[None, :]
+    M[np.diag_indices_from(M)] += 1.0 / nu
+    return M

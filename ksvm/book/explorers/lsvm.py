@@ -2,7 +2,7 @@
 
 :func:`make_lsvm_explorer` runs :func:`ksvm.lsvm.lsvm_linear` on a small problem
 in the plane and shows, for each iteration ``i`` of its loop, the plane
-``x'w + b = 0`` that ``u^i`` gives by (9), ``w = A'Du`` and ``b = e'Du``, and
+``x'w + b = 0`` that ``u^i`` gives by (9), ``w = X'Du`` and ``b = e'Du``, and
 the step ``||u^{i+1} - u^i||`` on a log scale against the geometric bound that
 the convergence theorem implies (and the rate actually observed).
 """
@@ -21,7 +21,7 @@ from ..plotting import plot_classes, plot_decision
 __all__ = ["lsvm_iterates", "make_lsvm_explorer"]
 
 
-def lsvm_iterates(A, d, nu, n_iter, *, eta=None, tol=1e-300):
+def lsvm_iterates(X, y, nu, n_iter, *, eta=None, tol=1e-300):
     """The iterates ``u^0, ..., u^n_iter`` of :func:`ksvm.lsvm.lsvm_linear`.
 
     ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``max_iter=i``), so
@@ -29,8 +29,8 @@ def lsvm_iterates(A, d, nu, n_iter, *, eta=None, tol=1e-300):
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
-    d : ndarray of shape (m,), labels in {-1, +1}
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,), labels in {-1, +1}
     nu : float > 0
     n_iter : int >= 0
     eta : float, optional
@@ -46,7 +46,7 @@ def lsvm_iterates(A, d, nu, n_iter, *, eta=None, tol=1e-300):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at max_iter on purpose
         for i in range(n_iter + 1):
-            U.append(lsvm_linear(A, d, nu=nu, eta=eta, max_iter=i, tol=tol).u)
+            U.append(lsvm_linear(X, y, nu=nu, eta=eta, max_iter=i, tol=tol).u)
     return np.array(U)
 
 
@@ -76,11 +76,11 @@ def _rates(U, H, nu, eta, n_last):
     return steps, objective, bound, observed, rho, q_min, r
 
 
-def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=60):
+def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
     The parameter ``i`` runs from 0 to the iteration at which
-    ``lsvm_linear(A, d, nu, tol=tol)`` stops; its last value shows that call's
+    ``lsvm_linear(X, y, nu, tol=tol)`` stops; its last value shows that call's
     answer.  Each frame draws the data and the plane ``x'w + b = 0`` of ``u^i``
     with its bounding planes ``x'w + b = +-1`` (levels -1/0/+1), the points
     with ``u^i_j < 0`` crossed, and, in a second panel, ``||u^{i+1} - u^i||``
@@ -95,10 +95,10 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
 
     Parameters
     ----------
-    A : ndarray of shape (m, 2), optional
+    X : ndarray of shape (n, 2), optional
         The points; by default 40 points of ``make_noisy_2d(40, flip=0.1, seed=1234)``.
-    d : ndarray of shape (m,), optional
-        Their labels in {-1, +1} (given together with ``A``).
+    y : ndarray of shape (n,), optional
+        Their labels in {-1, +1} (given together with ``X``).
     nu : float > 0, default=1.0
     eta : float in (0, 2/nu), optional
         The step; the authors' ``1.9 / nu`` if None.
@@ -119,7 +119,7 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     Raises
     ------
     ValueError
-        If only one of ``A`` and ``d`` is given, ``A`` is not a set of points in the
+        If only one of ``X`` and ``y`` is given, ``X`` is not a set of points in the
         plane, or ``lsvm_linear`` refuses the parameters.
 
     Examples
@@ -128,25 +128,25 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     >>> ex.params["i"][:3], ex.stepper
     ([0, 1, 2], 'i')
     """
-    if (A is None) != (d is None):
-        raise ValueError("give both the points A and their labels d, or neither.")
-    if A is None:
-        A, d = make_noisy_2d(40, flip=0.1, seed=1234)
-    A = np.asarray(A, dtype=np.float64)
-    d = np.asarray(d)
-    if A.ndim != 2 or A.shape[1] != 2:
-        raise ValueError(f"the stepper draws points in the plane: A must have shape (m, 2), got {A.shape}.")
+    if (X is None) != (y is None):
+        raise ValueError("give both the points X and their labels y, or neither.")
+    if X is None:
+        X, y = make_noisy_2d(40, flip=0.1, seed=1234)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}.")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
-        final = lsvm_linear(A, d, nu=nu, eta=eta, tol=tol, max_iter=max_iter)
+        final = lsvm_linear(X, y, nu=nu, eta=eta, tol=tol, max_iter=max_iter)
     n_last = final.n_iter
     # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
-    U = lsvm_iterates(A, d, nu, n_last + 1, eta=eta)
-    dd = np.where(d == d.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
+    U = lsvm_iterates(X, y, nu, n_last + 1, eta=eta)
+    dd = np.where(y == y.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
     m = len(dd)
     eta_ = 1.9 / nu if eta is None else float(eta)
-    G = np.hstack([A, -np.ones((m, 1))])
-    H = dd[:, None] * G  # H = D[A  -e], small here
+    G = np.hstack([X, -np.ones((m, 1))])
+    H = dd[:, None] * G  # H = D[X  -e], small here
 
     planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', -b)
     W, offsets = planes[:, :2], -planes[:, 2]
@@ -159,11 +159,11 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
         ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.15]})
         w, b = W[i], offsets[i]
         if np.any(w != 0.0):
-            plot_decision(ax0, lambda Z: Z @ w + b, A, resolution=120)
+            plot_decision(ax0, lambda Z: Z @ w + b, X, resolution=120)
         neg = U[i] < 0
-        plot_classes(ax0, A, np.where(dd > 0, 1, -1), legend=False)
+        plot_classes(ax0, X, np.where(dd > 0, 1, -1), legend=False)
         if neg.any():
-            ax0.scatter(*A[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
+            ax0.scatter(*X[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
             ax0.legend(loc="lower left", fontsize="x-small", framealpha=0.85)
         ax0.set_title(f"plane $w^\\top x + b = 0$ of $\\alpha^{{({i})}}$", fontsize="small")
         ax0.set_xlabel("$x_1$")
@@ -199,6 +199,6 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
         ),
     )
     explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
-    explorer.A, explorer.d, explorer.nu, explorer.result = A, dd, nu, final
+    explorer.X, explorer.y, explorer.nu, explorer.result = X, dd, nu, final
     explorer.w, explorer.b = W, offsets  # the planes drawn, one row per iterate
     return explorer
