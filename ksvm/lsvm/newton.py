@@ -67,35 +67,38 @@ def _warn_active_set(it, count, tol, where=""):
     )
 
 
-def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free=None, patience=3):
-    """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
+def active_set(solve_free, M_times, n, max_iter, tol, return_history=False, free=None, patience=3):
+    """Block principal pivoting for ``min_{u>=0} u'Mu/2 - 1'u``, i.e. for the LCP (12).
 
-    With ``g = Qu - e`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
+    ``M`` is the dual's matrix (the paper's ``Q``) and ``u`` the multipliers (the
+    book's ``alpha``).
+
+    With ``g = Mu - 1`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
     Each step guesses the free set ``F``, sets ``u = 0`` off ``F`` and solves
-    ``Q_FF u_F = e_F`` (so ``g_F = 0``).  The guess is right when no index is
+    ``M_FF u_F = 1_F`` (so ``g_F = 0``).  The guess is right when no index is
     infeasible, that is no ``u_i < 0`` in ``F`` and no ``g_i < 0`` off ``F``.
     Otherwise every infeasible index changes side: this is the primal-dual
     active-set step, Newton's method for the piecewise-linear equation
-    ``min(u, Qu - e) = 0`` (Hintermueller, Ito & Kunisch 2002).  On its own it can
+    ``min(u, Mu - 1) = 0`` (Hintermueller, Ito & Kunisch 2002).  On its own it can
     cycle; Judice & Pires (1994) keep it finite by counting the infeasible
     indices: after ``patience`` steps without a new lowest count, only the
     infeasible index with the largest number changes side (Murty's rule, finite
-    for any positive definite ``Q``) until the count drops below its record.
+    for any positive definite ``M``) until the count drops below its record.
 
-    ``solve_free(free)`` returns ``u_F``; ``Q_times(u, free)`` returns ``Qu``
+    ``solve_free(free)`` returns ``u_F``; ``M_times(u, free)`` returns ``Mu``
     for a ``u`` that is zero off ``free`` (only its entries off ``free`` are
     read).  A sign counts as infeasible beyond ``tol * max(1, max u)``, so at
     the end (12) holds to that tolerance.
-    :func:`lsvm_kernel_newton` supplies the two functions for its ``Q`` (and
+    :func:`lsvm_kernel_newton` supplies the two functions for its ``M`` (and
     :func:`lsvm_kernel_columns` for a working set's); :func:`lsvm_linear_newton`
-    takes the same steps in a loop of its own, which needs one pass over ``A``
+    takes the same steps in a loop of its own, which needs one pass over ``X``
     per step.
 
     Parameters
     ----------
-    solve_free, Q_times : callable
-    m : int
-        The number of unknowns.
+    solve_free, M_times : callable
+    n : int
+        The number of unknowns (of training points).
     max_iter : int
     tol : float > 0
     return_history : bool, default=False
@@ -117,22 +120,22 @@ def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free
 
     Examples
     --------
-    >>> Q = np.array([[2.0, -1.0], [-1.0, 2.0]])  # free set {0, 1}: Q u = e
-    >>> r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
-    ...                lambda u, F: Q @ u, 2, max_iter=10, tol=1e-12)
+    >>> M = np.array([[2.0, -1.0], [-1.0, 2.0]])  # free set {0, 1}: M u = 1
+    >>> r = active_set(lambda F: np.linalg.solve(M[np.ix_(F, F)], np.ones(F.sum())),
+    ...                lambda u, F: M @ u, 2, max_iter=10, tol=1e-12)
     >>> r.u, r.n_iter, r.converged
     (array([1., 1.]), 1, True)
     """
-    free = np.ones(m, dtype=bool) if free is None else free.copy()
-    u = np.zeros(m)
+    free = np.ones(n, dtype=bool) if free is None else free.copy()
+    u = np.zeros(n)
     history = []
-    pivoting = _Pivoting(m, patience)
+    pivoting = _Pivoting(n, patience)
     it, opt, converged = 0, np.inf, False
     while it < max_iter:
-        u_new = np.zeros(m)
+        u_new = np.zeros(n)
         if free.any():
             u_new[free] = solve_free(free)
-        g = Q_times(u_new, free) - 1.0
+        g = M_times(u_new, free) - 1.0
         opt = float(np.linalg.norm(u_new - u))
         u = u_new
         it += 1
@@ -197,7 +200,7 @@ def _free_gram(A, dd, rows=None):
 def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=3):
     """:func:`active_set` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, with ``H_F'H_F`` updated.
 
-    The same steps as ``active_set(solve_free, Q_times, ...)`` with the functions of
+    The same steps as ``active_set(solve_free, M_times, ...)`` with the functions of
     Sherman-Morrison-Woodbury, written out for the linear kernel, because here a step
     can be done in one pass over ``A`` instead of three and a copy of ``A_F``:
 
@@ -455,7 +458,7 @@ def lsvm_kernel_newton(
         factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)
         return cho_solve(factor, np.ones(QF.shape[0]), check_finite=False)
 
-    def Q_times(u, free):  # only the columns of the free set
+    def M_times(u, free):  # only the columns of the free set
         return u / nu + dd * (KM[:, free] @ (dd * u)[free])
 
     free = None
@@ -467,5 +470,5 @@ def lsvm_kernel_newton(
         u0 = np.zeros(m)
         u0[half] = sub.u
         support = u0 > 0
-        free = u0 - (Q_times(u0, support) - 1.0) > 0
-    return active_set(solve_free, Q_times, m, max_iter, tol, return_history, free=free)
+        free = u0 - (M_times(u0, support) - 1.0) > 0
+    return active_set(solve_free, M_times, m, max_iter, tol, return_history, free=free)
