@@ -65,10 +65,10 @@ def run_linear(solver, m, nu_times_m, seed, threads=1, repeat=3):
     def fit():
         if solver == "lsvm":
             r = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-5)
-            return r.w, -r.gamma, r.n_iter
+            return r.w, r.b, r.n_iter
         if solver == "lsvm-newton":
             r = lsvm_linear_newton(X, y, nu)
-            return r.w, -r.gamma, r.n_iter
+            return r.w, r.b, r.n_iter
         if solver == "lsvm-auto":  # the estimator with its defaults: what a user gets
             clf = LagrangianSVC(nu=nu).fit(X, y)
             return clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)

@@ -144,13 +144,13 @@ def solve_dask(client, A, y, solver, nu, max_iter, X_test, y_test, label, transf
     seconds = time.perf_counter() - start
     progress.close()
     peaks = client.run(worker_peak_bytes)
-    scores = transform(X_test) @ r.w - r.gamma
+    scores = transform(X_test) @ r.w + r.b
     accuracy = float(np.mean(np.where(scores >= 0, 1, -1) == y_test))
     record = {
         "seconds": seconds, "passes": r.passes, "seconds_per_pass": seconds / r.passes,
         "iterations": r.n_iter, "converged": bool(r.converged), "accuracy": accuracy,
         "peak_worker_bytes": max(peaks.values()), "peak_worker_bytes_each": sorted(peaks.values()),
-        "w": r.w.tolist(), "gamma": r.gamma,
+        "w": r.w.tolist(), "b": r.b,
     }
     del r
     return record
@@ -175,8 +175,8 @@ def solve_in_memory(solver, m, n, chunk, nu, max_iter, seed):
     seconds = time.perf_counter() - start
     return {
         "seconds": seconds, "iterations": r.n_iter, "converged": bool(r.converged),
-        "accuracy": float(np.mean(np.where(X_test @ r.w - r.gamma >= 0, 1, -1) == y_test)),
-        "peak_bytes": peak_rss_bytes() - before, "w": r.w.tolist(), "gamma": r.gamma,
+        "accuracy": float(np.mean(np.where(X_test @ r.w + r.b >= 0, 1, -1) == y_test)),
+        "peak_bytes": peak_rss_bytes() - before, "w": r.w.tolist(), "b": r.b,
         "blas": blas_setting(),
     }
 
@@ -261,7 +261,7 @@ def compare(records):
                             "m": mem[0]["m"], "ratio": same[0]["seconds"] / mem[0]["seconds"],
                             "max_abs_w_difference": float(np.max(np.abs(
                                 np.subtract(same[0]["w"], mem[0]["w"])))),
-                            "gamma_difference": abs(same[0]["gamma"] - mem[0]["gamma"])})
+                            "b_difference": abs(same[0]["b"] - mem[0]["b"])})
     for r in out:
         extra = (f" (max |w_dask - w_numpy| = {r['max_abs_w_difference']:.1e})"
                  if "max_abs_w_difference" in r else "")
@@ -299,7 +299,7 @@ def exact_and_subsample(X, y, X_test, y_test, nu_times_m, gamma, components, see
     nys = NystroemFeatures(n_components=components, gamma=gamma, random_state=seed).fit(X)
     r = lsvm_linear_newton(nys.transform(X), y, nu)
     seconds = time.perf_counter() - start
-    scores = batched(nys.transform) @ r.w - r.gamma
+    scores = batched(nys.transform) @ r.w + r.b
     out.append({"method": "Nystroem + LSVM (Newton)", "m": s, "nu": nu, "seconds": seconds,
                 "iterations": r.n_iter,
                 "accuracy": float(np.mean(np.where(scores >= 0, 1, -1) == y_test))})

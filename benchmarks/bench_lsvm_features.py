@@ -154,7 +154,7 @@ def run(method, m, D, nu_times_m, seed, n_test):
         if method.endswith("linearsvc"):
             clf = LinearSVC(C=nu / 2, loss="squared_hinge", intercept_scaling=1, max_iter=10_000)
             clf.fit(Phi, y)
-            w, gamma = clf.coef_[0], -clf.intercept_[0]
+            w, b = clf.coef_[0], clf.intercept_[0]
             record["iterations"] = int(clf.n_iter_)
             record["converged"] = record["iterations"] < clf.max_iter
         else:
@@ -162,16 +162,16 @@ def run(method, m, D, nu_times_m, seed, n_test):
                 r = lsvm_linear_newton(Phi, y, nu, max_iter=200)
             else:
                 r = lsvm_linear(Phi, y, nu, max_iter=10_000, tol=1e-5)
-            w, gamma = r.w, r.gamma
+            w, b = r.w, r.b
             record["iterations"], record["converged"] = r.n_iter, bool(r.converged)
         record["time_solve"] = time.perf_counter() - start - record["time_features"]
         peak_fit = peak_rss_bytes()
-        slack = np.maximum(0.0, 1.0 - y * (Phi @ w - gamma))  # (7), outside the timings
-        record["objective"] = float(nu / 2 * (slack @ slack) + (w @ w + gamma * gamma) / 2)
+        slack = np.maximum(0.0, 1.0 - y * (Phi @ w + b))  # (7), outside the timings
+        record["objective"] = float(nu / 2 * (slack @ slack) + (w @ w + b * b) / 2)
         del Phi, slack
         t0 = time.perf_counter()
         scores = np.concatenate([
-            transformer.transform(X_test[s : s + PREDICT_BLOCK]) @ w - gamma
+            transformer.transform(X_test[s : s + PREDICT_BLOCK]) @ w + b
             for s in range(0, n_test, PREDICT_BLOCK)
         ])
     record["time_predict"] = time.perf_counter() - t0

@@ -69,7 +69,7 @@ def test_the_numbers_tell_the_lesson(explorer):
 
 def test_bad_arguments_are_refused(data):
     X, d = data
-    with pytest.raises(ValueError, match="both X and d"):
+    with pytest.raises(ValueError, match="both X and y"):
         make_features_explorer(X)
     with pytest.raises(ValueError, match="exceeds"):
         make_features_explorer(X, d, Ds=(10, 300))

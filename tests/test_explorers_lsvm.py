@@ -20,7 +20,7 @@ def explorer():
     return make_lsvm_explorer()
 
 
-def iterate15(A, d, nu, alpha, iters):
+def iterate15(A, d, nu, eta, iters):
     """(15) with Q formed and solved by numpy: an independent transcription."""
     m = len(d)
     H = d[:, None] * np.hstack([A, -np.ones((m, 1))])
@@ -28,7 +28,7 @@ def iterate15(A, d, nu, alpha, iters):
     u = np.linalg.solve(Q, np.ones(m))
     U = [u]
     for _ in range(iters):
-        u = np.linalg.solve(Q, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0))
+        u = np.linalg.solve(Q, 1.0 + np.maximum(Q @ u - 1.0 - eta * u, 0.0))
         U.append(u)
     return np.array(U), Q
 
@@ -40,26 +40,26 @@ def test_the_last_iterate_is_lsvm_linears_answer(explorer):
     assert explorer.params["i"] == list(range(ref.n_iter + 1)) and 30 <= last <= 45
     np.testing.assert_array_equal(explorer.iterates[last], ref.u)
     # the plane drawn in the last frame is lsvm_linear's
-    drawn = np.r_[explorer.w[last], explorer.gamma[last]]
-    np.testing.assert_allclose(drawn, np.r_[ref.w, ref.gamma], rtol=0, atol=1e-14)
+    drawn = np.r_[explorer.w[last], explorer.b[last]]
+    np.testing.assert_allclose(drawn, np.r_[ref.w, ref.b], rtol=0, atol=1e-14)
 
 
 def test_every_iterate_is_lsvm_linear_stopped_there():
     A, d = make_separable_2d(20, seed=3)
-    U = lsvm_iterates(A, d, 2.0, 5, alpha=0.5)
+    U = lsvm_iterates(A, d, 2.0, 5, eta=0.5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for i in (0, 3, 5):
-            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, alpha=0.5, max_iter=i, tol=1e-300).u)
+            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, eta=0.5, max_iter=i, tol=1e-300).u)
 
 
 def test_the_iterates_are_those_of_iteration_15(explorer):
-    U, Q = iterate15(explorer.A, explorer.d, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     np.testing.assert_allclose(explorer.iterates, U, rtol=0, atol=1e-10)
 
 
 def test_the_step_bound_holds_and_is_pessimistic(explorer):
-    U, Q = iterate15(explorer.A, explorer.d, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     q = np.linalg.eigvalsh(Q)
     rho = np.max(np.abs(1.0 - 1.9 / q))
     assert explorer.rho == pytest.approx(rho, rel=1e-10) and explorer.q_min == pytest.approx(q[0], rel=1e-10)
@@ -78,7 +78,7 @@ def test_the_step_button_and_the_numbers(explorer):
     first = box.picture.value
     box.button.click()
     assert box.sliders["i"].value == 1 and box.picture.value != first
-    U, Q = iterate15(explorer.A, explorer.d, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     for i in (1, 7, explorer.params["i"][-1]):
         box.sliders["i"].value = i
         shown = explorer.shown
@@ -107,5 +107,5 @@ def test_bad_input_is_refused():
         make_lsvm_explorer(A)
     with pytest.raises(ValueError, match="plane"):
         make_lsvm_explorer(np.hstack([A, A]), d)
-    with pytest.raises(ValueError, match="alpha"):
-        make_lsvm_explorer(A, d, nu=1.0, alpha=2.5)
+    with pytest.raises(ValueError, match="eta"):
+        make_lsvm_explorer(A, d, nu=1.0, eta=2.5)

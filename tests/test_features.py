@@ -269,7 +269,7 @@ def test_lsvm_on_features_is_liblinears_squared_hinge():
     ref.fit(Phi, y)
     assert r.converged and r.n_iter > 100
     assert_allclose(r.w, ref.coef_[0], atol=1e-5)
-    assert -r.gamma == pytest.approx(ref.intercept_[0], abs=1e-5)
+    assert r.b == pytest.approx(ref.intercept_[0], abs=1e-5)
 
 
 @pytest.fixture(scope="module")
@@ -299,6 +299,6 @@ def test_lsvm_on_features_is_as_accurate_as_the_exact_kernel(checkerboard_exact,
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         r = lsvm_linear(Phi, y, nu, max_iter=1000, tol=1e-5)
-    scores = transformer.transform(X_test) @ r.w - r.gamma
+    scores = transformer.transform(X_test) @ r.w + r.b
     accuracy = np.mean(np.where(scores >= 0, 1, -1) == y_test)
     assert accuracy >= exact - slack, (accuracy, exact)

@@ -89,7 +89,7 @@ def test_equals_the_primal_7_by_a_general_qp(nu):
     )
     assert ref.success
     assert_allclose(r.w, ref.x[:n], atol=1e-6)
-    assert r.gamma == pytest.approx(ref.x[n], abs=1e-6)
+    assert r.b == pytest.approx(-ref.x[n], abs=1e-6)  # the paper's gamma is -b
     assert_allclose(r.u / nu, np.maximum(ref.x[n + 1 :], 0.0), atol=1e-6)  # y = u / nu, (9)
 
 
@@ -110,7 +110,7 @@ def test_equals_liblinear_on_the_same_problem():
     r = lsvm_linear(X, y, nu, max_iter=1000, tol=1e-10)
     ref = LinearSVC(C=nu / 2, loss="squared_hinge", tol=1e-12, max_iter=100000).fit(X, y)
     assert_allclose(r.w, ref.coef_[0], atol=1e-6)
-    assert -r.gamma == pytest.approx(ref.intercept_[0], abs=1e-6)
+    assert r.b == pytest.approx(ref.intercept_[0], abs=1e-6)
 
 
 def test_authors_defaults_and_convergence_rate():
@@ -123,14 +123,14 @@ def test_authors_defaults_and_convergence_rate():
     assert r.converged and r.at_floor and r.n_iter < 1000
     assert r.opt <= 1e3 * np.finfo(float).eps * np.linalg.norm(r.u)
     # above the floor ||u^{i+1} - u^i|| falls at every step, and on average no slower than
-    # the contraction factor ||I - alpha Q^{-1}|| of the paper's proof
+    # the contraction factor ||I - eta Q^{-1}|| of the paper's proof
     h = r.history
     k = np.flatnonzero(h > 1e3 * np.finfo(float).eps * np.linalg.norm(r.u))[-1]
     assert k > 100 and np.all(h[1 : k + 1] < h[:k])
     rate = np.linalg.norm(np.eye(len(y)) - (1.9 / 1000.0) * np.linalg.inv(Q), 2)
     assert (h[k] / h[0]) ** (1.0 / k) <= rate
     clf = LagrangianSVC(solver="fixed-point").fit(X, y)  # the authors' defaults
-    assert clf.nu_ == pytest.approx(1 / len(y)) and clf.alpha_ == pytest.approx(1.9 * len(y))
+    assert clf.nu_ == pytest.approx(1 / len(y)) and clf.eta_ == pytest.approx(1.9 * len(y))
 
 
 def test_a_reachable_tol_is_met_and_max_iter_still_warns():
@@ -159,8 +159,8 @@ def test_linear_estimator_matches_the_function_and_any_labels():
     r = lsvm_linear(X, y, 10.0, max_iter=1000, tol=1e-9)
     clf = LagrangianSVC(nu=10.0, max_iter=1000, tol=1e-9).fit(X, np.where(y > 0, "b", "a"))
     assert_allclose(clf.coef_[0], r.w)
-    assert clf.intercept_[0] == pytest.approx(-r.gamma)
-    assert_array_equal(clf.predict(X) == "b", X @ r.w - r.gamma > 0)
+    assert clf.intercept_[0] == pytest.approx(r.b)
+    assert_array_equal(clf.predict(X) == "b", X @ r.w + r.b > 0)
 
 
 def test_support_vectors_are_the_points_inside_the_margin():
@@ -199,17 +199,17 @@ def test_max_iter_warns():
     [
         (lambda X, y: lsvm_linear(X, y, nu=0.0), "nu must be > 0"),
         (lambda X, y: lsvm_linear(X, y, nu=-1.0), "nu must be > 0"),
-        (lambda X, y: lsvm_linear(X, y, nu=1.0, alpha=2.0), r"alpha must lie in \(0, 2/nu\)"),
-        (lambda X, y: lsvm_linear(X, y, nu=1.0, alpha=-1.0), "alpha must be > 0"),
+        (lambda X, y: lsvm_linear(X, y, nu=1.0, eta=2.0), r"eta must lie in \(0, 2/nu\)"),
+        (lambda X, y: lsvm_linear(X, y, nu=1.0, eta=-1.0), "eta must be > 0"),
         (lambda X, y: lsvm_linear(X, np.ones(len(y))), "exactly two classes, got 1 class"),
-        (lambda X, y: lsvm_linear(X, y[:-1]), "rows but d has"),
+        (lambda X, y: lsvm_linear(X, y[:-1]), "rows but y has"),
         (lambda X, y: lsvm_linear(X, y, max_iter=-1), "max_iter must be"),
         (lambda X, y: lsvm_kernel(np.ones((3, 4)), y[:3]), "must be square"),
         (lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(X * 3, y), "Mercer"),
         (lambda X, y: LagrangianSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y), "Mercer"),
-        (lambda X, y: LagrangianSVC(nu=2.0, alpha=1.5, solver="fixed-point").fit(X, y),
-         r"alpha must lie in \(0, 2/nu\)"),
-        (lambda X, y: LagrangianSVC(alpha=1.5).fit(X, y), "the Newton method, which has none"),
+        (lambda X, y: LagrangianSVC(nu=2.0, eta=1.5, solver="fixed-point").fit(X, y),
+         r"eta must lie in \(0, 2/nu\)"),
+        (lambda X, y: LagrangianSVC(eta=1.5).fit(X, y), "the Newton method, which has none"),
         (lambda X, y: LagrangianSVC(solver="pdas").fit(X, y), "solver must be one of"),
         (lambda X, y: LagrangianSVC(max_iter=0).fit(X, y), "max_iter must be an integer >= 1"),
         (lambda X, y: LagrangianSVC().fit(X, np.arange(len(y)) % 3), "exactly two classes, got 3"),

@@ -97,7 +97,7 @@ def test_code2_iterates_equal_in_memory(data, rows, nu, client):
     assert [s["iteration"] for s in seen] == [0, 0, 1, 2, 3]
     assert_allclose(got.history, expected.history, rtol=1e-6, atol=1e-14)
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
-    assert got.gamma == pytest.approx(expected.gamma, abs=1e-8)
+    assert got.b == pytest.approx(expected.b, abs=1e-8)
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
@@ -112,15 +112,15 @@ def test_code2_converges_to_the_in_memory_answer(data, client):
     assert_allclose(got.u.compute(), expected.u, rtol=0, atol=1e-8)
 
 
-def test_code2_alpha_and_max_iter_as_in_memory(data, client):
+def test_code2_eta_and_max_iter_as_in_memory(data, client):
     X, y = data
     A, d = to_dask(X, y, 700)
     with pytest.warns(ConvergenceWarning, match="max_iter=5"):
-        got = lsvm_linear(A, d, 1.0, max_iter=5, alpha=1.0)
+        got = lsvm_linear(A, d, 1.0, max_iter=5, eta=1.0)
     assert not got.converged and got.n_iter == 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = lsvm_linear(X, y, 1.0, max_iter=5, alpha=1.0)
+        expected = lsvm_linear(X, y, 1.0, max_iter=5, eta=1.0)
     assert got.opt == pytest.approx(expected.opt, rel=1e-9)
     assert_allclose(got.w, expected.w, atol=1e-10)
 
@@ -140,7 +140,7 @@ def test_newton_equals_in_memory(data, rows, nu, client):
     assert [s["pass"] for s in seen] == list(range(1, again.passes + 1))
     assert seen[-1]["iteration"] == again.n_iter
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
-    assert got.gamma == pytest.approx(expected.gamma, abs=1e-8)
+    assert got.b == pytest.approx(expected.b, abs=1e-8)
     u = got.u.compute()
     assert u.min() >= 0.0
     assert_allclose(u, expected.u, rtol=0, atol=1e-8)
@@ -236,7 +236,7 @@ def test_bad_input(data, solve, client):
         solve(A.rechunk((500, 2)), d, 1.0)
     with pytest.raises(ValueError, match="not aligned"):
         solve(A, d.rechunk(300), 1.0)
-    with pytest.raises(ValueError, match="rows but d has"):
+    with pytest.raises(ValueError, match="rows but y has"):
         solve(A, d[:-1], 1.0)
     with pytest.raises(ValueError, match="exactly two classes"):
         solve(A, da.from_array(np.arange(2000) % 3, chunks=500), 1.0)
@@ -248,10 +248,10 @@ def test_bad_input(data, solve, client):
         solve(A, d, -1.0)
 
 
-def test_alpha_out_of_range_on_dask(data, client):
+def test_eta_out_of_range_on_dask(data, client):
     A, d = to_dask(*data, 500)
-    with pytest.raises(ValueError, match="alpha"):
-        lsvm_linear(A, d, 1.0, alpha=2.5)
+    with pytest.raises(ValueError, match="eta"):
+        lsvm_linear(A, d, 1.0, eta=2.5)
 
 
 def test_inputs_are_not_modified(data, client):
@@ -282,7 +282,7 @@ def test_nystroem_per_block_equals_in_memory(client):
     expected = lsvm_linear_newton(Phi_mem, y_mem, 10.0)
     got = lsvm_linear_newton(Phi, y, 10.0)
     assert_allclose(got.w, expected.w, rtol=0, atol=1e-8)
-    accuracy = np.mean(np.sign(Phi_mem @ got.w - got.gamma) == y_mem)
+    accuracy = np.mean(np.sign(Phi_mem @ got.w + got.b) == y_mem)
     assert accuracy > 0.85  # a linear classifier gets about 0.5 on the checkerboard
 
 

@@ -94,7 +94,7 @@ def test_takes_the_steps_of_the_general_active_set_loop(nu_times_m, monkeypatch)
     np.testing.assert_allclose(r.history, ref.history, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-11 * ref.u.max())
     du = d * ref.u
-    np.testing.assert_allclose(np.append(r.w, r.gamma), np.append(A.T @ du, -du.sum()),
+    np.testing.assert_allclose(np.append(r.w, r.b), np.append(A.T @ du, du.sum()),
                                rtol=1e-10)
 
 
@@ -116,7 +116,7 @@ def test_murty_pivots_take_the_same_path():
     r, margins = newton._linear_active_set(A, d, nu, 500, 1e-8, True, patience=0)
     assert ref.converged and r.converged and r.n_iter == ref.n_iter > 5
     np.testing.assert_allclose(r.u, ref.u, atol=1e-10 * ref.u.max())
-    np.testing.assert_allclose(margins, d * (A @ r.w - r.gamma), atol=1e-12)
+    np.testing.assert_allclose(margins, d * (A @ r.w + r.b), atol=1e-12)
 
 
 @pytest.mark.parametrize("nu_times_m", [1.0, 1000.0])
@@ -127,11 +127,11 @@ def test_equals_liblinear_and_the_fixed_point(nu_times_m):
     r = lsvm_linear_newton(A, d, nu)
     assert r.converged and r.n_iter <= 10
     fp = lsvm_linear(A, d, nu, max_iter=5000, tol=1e-11)
-    plane = np.append(r.w, r.gamma)
-    np.testing.assert_allclose(plane, np.append(fp.w, fp.gamma), rtol=1e-7)
+    plane = np.append(r.w, r.b)
+    np.testing.assert_allclose(plane, np.append(fp.w, fp.b), rtol=1e-7)
     clf = LinearSVC(C=nu / 2, loss="squared_hinge", dual=False, tol=1e-10, max_iter=10000)
     clf.fit(A, d)
-    np.testing.assert_allclose(plane, np.append(clf.coef_[0], -clf.intercept_[0]), rtol=1e-5)
+    np.testing.assert_allclose(plane, np.append(clf.coef_[0], clf.intercept_[0]), rtol=1e-5)
 
 
 @settings(max_examples=25, deadline=None)
@@ -147,7 +147,7 @@ def test_the_answer_does_not_depend_on_the_order_of_the_rows(m, n, nu, seed):
     assert r.converged and p.converged
     scale = max(1.0, r.u.max())
     np.testing.assert_allclose(p.u, r.u[order], rtol=0, atol=1e-8 * scale)
-    np.testing.assert_allclose(np.append(p.w, p.gamma), np.append(r.w, r.gamma),
+    np.testing.assert_allclose(np.append(p.w, p.b), np.append(r.w, r.b),
                                rtol=1e-7, atol=1e-9)
 
 
@@ -193,4 +193,4 @@ def test_plane_is_h_transpose_u_of_the_returned_u(nu_times_m):
     assert r.converged and r.u.min() >= 0.0
     du = dd * r.u
     np.testing.assert_allclose(r.w, A.T @ du, rtol=1e-12, atol=1e-15)
-    assert abs(r.gamma + du.sum()) <= 1e-12 * max(1.0, abs(du).sum())
+    assert abs(r.b - du.sum()) <= 1e-12 * max(1.0, abs(du).sum())

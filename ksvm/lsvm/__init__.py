@@ -18,9 +18,14 @@ the separating plane ``x'w = gamma``.  Its dual (11) has only the bound
     Q = \\frac{I}{\\nu} + HH', \\quad H = D[A\\ \\ -e],
 
 and the KKT conditions ``0 <= u  perp  Qu - e >= 0`` (12) are a fixed point of
-``u = Q^{-1}(e + ((Qu - e) - alpha u)_+)`` (15), which converges linearly for
-``0 < alpha < 2 / nu`` (their Algorithm 1).  The primal solution is
-``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).
+``u = Q^{-1}(e + ((Qu - e) - eta u)_+)`` (15), which converges linearly for
+``0 < eta < 2 / nu`` (their Algorithm 1).  The primal solution is
+``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).  The solvers return the book's
+offset ``b = -gamma`` (:class:`LSVMResult`), the plane being ``w'x + b = 0``.
+Their arguments follow the book's notation: the ``n`` training points in ``d``
+dimensions are the rows of ``X`` (the paper's ``m`` points in ``n`` dimensions,
+``A``), the labels are ``y`` (the diagonal of ``D``), and the step is ``eta``
+(the paper's ``alpha``); the dual solution ``u`` is the book's ``alpha``.
 
 Two implementations:
 

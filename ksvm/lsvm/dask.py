@@ -19,10 +19,10 @@ a maximum) reduced on the cluster.  No ``m``-sized array is gathered.
 
 One pass over ``A`` per iteration of Code 2.  Iteration ``k`` of
 :func:`ksvm.lsvm.lsvm_linear` computes ``u^k = Q^{-1} z^k`` with
-``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - alpha u^k)_+`` (``z^k = Q u^k``);
+``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - eta u^k)_+`` (``z^k = Q u^k``);
 reading block ``A_j`` once gives ``u^k_j`` from ``M^{-1} H'z^k``, then
 ``z^{k+1}_j``, and with them the block's share of ``H'z^{k+1}`` (the next
-iteration's right-hand side), of ``H'u^k = [w; gamma]`` and of
+iteration's right-hand side), of ``H'u^k = [w; -b]`` and of
 ``||u^k - u^{k-1}||^2``.  The first pass forms ``H'H`` and ``H'e``.
 
 The active-set Newton solver (:func:`ksvm.lsvm.lsvm_linear_newton`) keeps its
@@ -35,7 +35,7 @@ Both run on the active ``dask.distributed`` client (``distributed.get_client()``
 finds it: the same code runs on a laptop's ``LocalCluster`` or on a cluster
 reached through its scheduler's address), or on Dask's default scheduler
 without one.  :mod:`ksvm.lsvm` hands a Dask array to these functions, so
-``lsvm_linear(A, d)`` with a Dask ``A`` lands here; this module imports Dask,
+``lsvm_linear(X, y)`` with a Dask ``X`` lands here; this module imports Dask,
 :mod:`ksvm` does not until then (``_dask_path`` of :mod:`ksvm.lsvm.problem` is
 the one place that imports it).  Its public names are also those of
 :mod:`ksvm.lsvm_dask`.
@@ -68,7 +68,7 @@ from .dask_blocks import (
 )
 from .fixed_point import _SQRT_EPS, _STALL_PATIENCE
 from .newton import _Pivoting, _warn_active_set
-from .problem import LSVMResult, _check_max_iter_tol, _check_nu_alpha
+from .problem import LSVMResult, _check_max_iter_tol, _check_nu_eta
 
 __all__ = [
     "check_row_chunked",
@@ -88,7 +88,7 @@ def _report(callback, passes, iteration, opt):
 # --- Code 2, one pass a iteration ----------------------------------------------------------
 
 
-def _code2_block(a, d, z, u_prev, *, p, nu, alpha):
+def _code2_block(a, d, z, u_prev, *, p, nu, eta):
     """Iteration k on one block: ``u^k``, ``z^{k+1}`` and their shares of the sums.
 
     Sums: ``H'z^{k+1}`` (n+1), ``H'u^k`` (n+1), ``||u^k - u^{k-1}||^2``, ``||u^k||^2``.
@@ -96,7 +96,7 @@ def _code2_block(a, d, z, u_prev, *, p, nu, alpha):
     d = d.astype(np.float64)
     # u^k = Q^{-1} z^k by SMW (ksvm.linalg.smw_solve), with p = M^{-1} H'z^k from the sums
     u = nu * (z - apply_H(a, d, p))
-    z_next = 1.0 + np.maximum((z - 1.0) - alpha * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
+    z_next = 1.0 + np.maximum((z - 1.0) - eta * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
     diff = 0.0 if u_prev is None else float(np.sum((u - u_prev) ** 2))
     sums = np.concatenate([apply_Ht(a, d, z_next), apply_Ht(a, d, u), [diff, float(u @ u)]])
     return (u, z_next), sums
@@ -107,40 +107,40 @@ def _code2_block_first(a, d, z, **kw):
 
 
 def lsvm_linear(
-    A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False, callback=None,
+    X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False, callback=None,
 ):
     """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
 
     The same iteration as :func:`ksvm.lsvm.lsvm_linear`, with the same
     arguments, defaults and stopping rules, and the same answer up to the
-    order of the sums; :func:`ksvm.lsvm.lsvm_linear` calls it when ``A`` is a
+    order of the sums; :func:`ksvm.lsvm.lsvm_linear` calls it when ``X`` is a
     Dask array.
 
     Parameters
     ----------
-    A : dask.array.Array of shape (m, n)
+    X : dask.array.Array of shape (n, d)
         Chunked by rows, one chunk along the columns.
-    d : dask.array.Array of shape (m,) or array-like
+    y : dask.array.Array of shape (n,) or array-like
         Two class labels (the second in sort order is +1); a Dask array must
-        have the row chunks of ``A``.
-    nu, max_iter, tol, alpha, return_history
+        have the row chunks of ``X``.
+    nu, max_iter, tol, eta, return_history
         As in :func:`ksvm.lsvm.lsvm_linear`.
     callback : callable or None
-        Called after every pass over ``A`` with a dict: ``pass`` (passes made),
+        Called after every pass over ``X`` with a dict: ``pass`` (passes made),
         ``iteration`` and ``opt`` (``||u^{i+1} - u^i||``, inf before the first
         step).  A progress bar, for instance: a run on 1e8 points takes minutes.
 
     Returns
     -------
     result : LSVMResult
-        ``w`` (ndarray of shape (n,)) and ``gamma`` (float) on the client;
-        ``u`` a persisted Dask array chunked like the rows of ``A``.
-        ``passes`` extra attribute: the passes over ``A`` made (iterations + 2).
+        ``w`` (ndarray of shape (n,)) and ``b`` (float) on the client;
+        ``u`` a persisted Dask array chunked like the rows of ``X``.
+        ``passes`` extra attribute: the passes over ``X`` made (iterations + 2).
 
     Raises
     ------
     ValueError
-        As :func:`ksvm.lsvm.lsvm_linear`, and for ``A`` chunked along its
+        As :func:`ksvm.lsvm.lsvm_linear`, and for ``X`` chunked along its
         columns or labels not aligned with its row chunks
         (:func:`check_row_chunked`).
 
@@ -151,28 +151,28 @@ def lsvm_linear(
 
     Notes
     -----
-    Passes over ``A``: one for ``H'H`` and ``H'e``, one for ``u^0``, one per
-    iteration.  Memory on the workers: a block of ``A`` at a time per thread,
-    and four vectors of length ``m`` (``u`` and ``z``, old and new) while an
+    Passes over ``X``: one for ``H'H`` and ``H'e``, one for ``u^0``, one per
+    iteration.  Memory on the workers: a block of ``X`` at a time per thread,
+    and four vectors of length ``n`` (``u`` and ``z``, old and new) while an
     iteration runs.
 
     Examples
     --------
-    >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
-    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), type(r.u).__name__
-    (0.9757, 1.9417, 'Array')
+    >>> X = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
+    >>> r = lsvm_linear(X, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
+    >>> round(float(r.w[0]), 4), round(r.b, 4), type(r.u).__name__
+    (0.9757, -1.9417, 'Array')
     """
-    A, d = check_row_chunked(A, d)
-    m, n = A.shape
-    nu, alpha = _check_nu_alpha(nu, alpha, m)
+    X, y = check_row_chunked(X, y)
+    m, n = X.shape
+    nu, eta = _check_nu_eta(nu, eta, m)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
-    dd = _labels_pm(d)
-    HtH, Htz = gram_sums(A, dd)  # pass 1, with the check that A is finite
+    dd = _labels_pm(y)
+    HtH, Htz = gram_sums(X, dd)  # pass 1, with the check that X is finite
     factor = smw_gram_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     _report(callback, 1, 0, np.inf)
 
-    z = da.ones(m, chunks=(A.chunks[0],))  # z^0 = Q u^0 = e
+    z = da.ones(m, chunks=(X.chunks[0],))  # z^0 = Q u^0 = e
     u_prev = None
     history = []
     it, opt, best, since_best, at_floor = -1, np.inf, np.inf, 0, False
@@ -180,11 +180,11 @@ def lsvm_linear(
         p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z^k
         if u_prev is None:
             (u, z_next), sums = _per_block(
-                _code2_block_first, [A, dd, z], 2 * n + 4, 2, p=p, nu=nu, alpha=alpha
+                _code2_block_first, [X, dd, z], 2 * n + 4, 2, p=p, nu=nu, eta=eta
             )
         else:
             (u, z_next), sums = _per_block(
-                _code2_block, [A, dd, z, u_prev], 2 * n + 4, 2, p=p, nu=nu, alpha=alpha
+                _code2_block, [X, dd, z, u_prev], 2 * n + 4, 2, p=p, nu=nu, eta=eta
             )
         u, z_next, sums = _persist(u, z_next, sums)
         sums = sums.compute()
@@ -216,7 +216,7 @@ def lsvm_linear(
             stacklevel=3,
         )
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=Htu[:n].copy(), gamma=float(Htu[n]),
+        n_iter=it, opt=opt, u=u, w=Htu[:n].copy(), b=-float(Htu[n]),
         converged=converged, at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
@@ -257,23 +257,23 @@ def _free_gram_block(a, d, free):
 
 
 def lsvm_linear_newton(
-    A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
+    X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
 ):
     """The active-set Newton LSVM on a Dask array chunked by rows.
 
     The method of :func:`ksvm.lsvm.lsvm_linear_newton` (block principal pivoting
     with Murty's rule as the safeguard, :func:`ksvm.lsvm.active_set`), with the
     same arguments, defaults and answer; that function calls this one when
-    ``A`` is a Dask array.  The free set ``F`` is a persisted boolean Dask
+    ``X`` is a Dask array.  The free set ``F`` is a persisted boolean Dask
     array; each step's ``(n+1) x (n+1)`` system ``I/nu + H_F'H_F`` is summed
     over the blocks, solved on the client, and applied on the workers.
 
     Parameters
     ----------
-    A : dask.array.Array of shape (m, n)
+    X : dask.array.Array of shape (n, d)
         Chunked by rows, one chunk along the columns.
-    d : dask.array.Array of shape (m,) or array-like
-        Two class labels; a Dask array must have the row chunks of ``A``.
+    y : dask.array.Array of shape (n,) or array-like
+        Two class labels; a Dask array must have the row chunks of ``X``.
     nu, max_iter, tol, return_history
         As in :func:`ksvm.lsvm.lsvm_linear_newton`.
     patience : int, default=3
@@ -284,8 +284,8 @@ def lsvm_linear_newton(
     Returns
     -------
     result : LSVMResult
-        ``w``, ``gamma`` on the client, ``u`` a persisted Dask array; ``passes``:
-        the passes over ``A`` made.
+        ``w``, ``b`` on the client, ``u`` a persisted Dask array; ``passes``:
+        the passes over ``X`` made.
 
     Raises
     ------
@@ -299,26 +299,26 @@ def lsvm_linear_newton(
 
     Notes
     -----
-    A step reads ``A`` twice: once for ``u`` on the free set and ``H'u``, once for
+    A step reads ``X`` twice: once for ``u`` on the free set and ``H'u``, once for
     the signs of ``u`` and ``Qu - e`` and the sums of the next free set.  A
     Murty step (a single index changes side) sums the new free set in one more
     pass.
 
     Examples
     --------
-    >>> A = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
-    >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
-    (0.9757, 1.9417, 2)
+    >>> X = da.from_array(np.array([[0.0], [1.0], [3.0], [4.0]]), chunks=(3, 1))
+    >>> r = lsvm_linear_newton(X, [-1, -1, 1, 1], nu=100.0)
+    >>> round(float(r.w[0]), 4), round(r.b, 4), r.n_iter
+    (0.9757, -1.9417, 2)
     """
-    A, d = check_row_chunked(A, d)
-    m, n = A.shape
-    nu, _ = _check_nu_alpha(nu, None, m)
+    X, y = check_row_chunked(X, y)
+    m, n = X.shape
+    nu, _ = _check_nu_eta(nu, None, m)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
-    dd = _labels_pm(d)
-    chunks = (A.chunks[0],)
+    dd = _labels_pm(y)
+    chunks = (X.chunks[0],)
     index = da.arange(m, chunks=chunks, dtype=np.float64)
-    HtH_F, Hte_F = gram_sums(A, dd)  # every index free at the start
+    HtH_F, Hte_F = gram_sums(X, dd)  # every index free at the start
     passes = 1
     _report(callback, passes, 0, np.inf)
     free = da.ones(m, chunks=chunks, dtype=bool)
@@ -331,7 +331,7 @@ def lsvm_linear_newton(
         p = None
         if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
             p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)
-        arrays = [A, dd, free] + ([u] if u is not None else [])
+        arrays = [X, dd, free] + ([u] if u is not None else [])
         block = _newton_u_block if u is not None else _newton_first_block
         (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)
         u, sums, top = _persist(u, sums, top)
@@ -344,7 +344,7 @@ def lsvm_linear_newton(
             history.append(opt)
         threshold = tol * max(1.0, umax)
         (next_free,), sums, last = _per_block(
-            _newton_sign_block, [A, dd, free, u, index], n_sums, 1, row_dtypes=(bool,),
+            _newton_sign_block, [X, dd, free, u, index], n_sums, 1, row_dtypes=(bool,),
             n_max=1, c=c, nu=nu, threshold=threshold,
         )
         next_free, sums, last = _persist(next_free, sums, last)
@@ -359,7 +359,7 @@ def lsvm_linear_newton(
             break
         if not pivoting.block_step(count):  # Murty's single pivot on the largest wrong index
             next_free = _persist(free ^ (index == last))[0]
-            (), sums = _per_block(_free_gram_block, [A, dd, next_free], (n + 1) ** 2 + n + 1, 0)
+            (), sums = _per_block(_free_gram_block, [X, dd, next_free], (n + 1) ** 2 + n + 1, 0)
             HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
             passes += 1
             _report(callback, passes, it, opt)
@@ -370,7 +370,7 @@ def lsvm_linear_newton(
     else:
         _warn_active_set(it, count, tol, " on Dask")
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=c[:n].copy(), gamma=float(c[n]), converged=converged,
+        n_iter=it, opt=opt, u=u, w=c[:n].copy(), b=-float(c[n]), converged=converged,
         history=np.array(history) if return_history else None,
     )
     result.passes = passes
@@ -406,12 +406,12 @@ def validate_training_data(estimator, X, y):
     return X, da.where(y == classes[1], 1.0, -1.0)
 
 
-def solve_linear(X, d, nu, newton, options):
-    """The linear LSVM on a Dask ``X`` with labels ``d`` (-1/+1): the solver's result and
+def solve_linear(X, y, nu, newton, options):
+    """The linear LSVM on a Dask ``X`` with labels ``y`` (-1/+1): the solver's result and
     the indices of the points with ``d_i f(x_i) < 1``, a lazy Dask array."""
     solve = lsvm_linear_newton if newton else lsvm_linear
-    result = solve(X, d, nu, **options)
-    margins = d * _linear_scores(X, result.w, -result.gamma)
+    result = solve(X, y, nu, **options)
+    margins = y * _linear_scores(X, result.w, result.b)
     return result, da.flatnonzero(margins < 1.0)
 
 
@@ -465,7 +465,7 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
 
     Parameters
     ----------
-    X : dask.array.Array of shape (m, n)
+    X : dask.array.Array of shape (n, d)
         Chunked by rows.
     n_components : int >= 1, default=100
         The number of landmarks and of features; at most ``m``.

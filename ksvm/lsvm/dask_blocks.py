@@ -20,80 +20,80 @@ __all__ = ["check_row_chunked", "gram_sums"]
 # --- input: a Dask array chunked by rows, labels chunked the same ---------------------
 
 
-def check_row_chunked(A, d=None, name="A"):
+def check_row_chunked(X, y=None, name="X"):
     """Validate a Dask array chunked by rows and labels aligned with its row chunks.
 
     Parameters
     ----------
-    A : dask.array.Array of shape (m, n)
-        One chunk along the columns (``A.rechunk({1: -1})`` makes it so).
-    d : dask.array.Array or array-like of shape (m,) or None
-        The labels: a Dask array with the row chunks of ``A``, or an in-memory
+    X : dask.array.Array of shape (n, d)
+        One chunk along the columns (``X.rechunk({1: -1})`` makes it so).
+    y : dask.array.Array or array-like of shape (n,) or None
+        The labels: a Dask array with the row chunks of ``X``, or an in-memory
         array, which is cut into those chunks.
-    name : str, default="A"
+    name : str, default="X"
 
     Returns
     -------
-    A : dask.array.Array of float64
-    d : dask.array.Array or None
-        The labels as given (not yet encoded), chunked like the rows of ``A``.
+    X : dask.array.Array of float64
+    y : dask.array.Array or None
+        The labels as given (not yet encoded), chunked like the rows of ``X``.
 
     Raises
     ------
     ValueError
-        If ``A`` is not two-dimensional or not numeric, is chunked along its
-        columns, is empty, or ``d`` has another length or other row chunks.
+        If ``X`` is not two-dimensional or not numeric, is chunked along its
+        columns, is empty, or ``y`` has another length or other row chunks.
 
     Examples
     --------
-    >>> A = da.ones((10, 3), chunks=(4, 3))
-    >>> A2, d2 = check_row_chunked(A, np.arange(10) % 2)
-    >>> d2.chunks
+    >>> X = da.ones((10, 3), chunks=(4, 3))
+    >>> X2, y2 = check_row_chunked(X, np.arange(10) % 2)
+    >>> y2.chunks
     ((4, 4, 2),)
     >>> check_row_chunked(da.ones((10, 3), chunks=(4, 2)))
     Traceback (most recent call last):
     ...
-    ValueError: A is chunked along its columns ...
+    ValueError: X is chunked along its columns ...
     """
-    if not is_dask_collection(A):
-        A = da.asarray(np.asarray(A))
-    if A.ndim != 2:
-        raise ValueError(f"{name} must be a two-dimensional Dask array, got {A.ndim} dimension(s).")
-    if A.shape[0] == 0 or A.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {A.shape}).")
-    if any(np.isnan(c) for c in A.chunks[0]):
+    if not is_dask_collection(X):
+        X = da.asarray(np.asarray(X))
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a two-dimensional Dask array, got {X.ndim} dimension(s).")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {X.shape}).")
+    if any(np.isnan(c) for c in X.chunks[0]):
         raise ValueError(
             f"{name} has unknown row chunk sizes; call {name}.compute_chunk_sizes() first."
         )
-    if len(A.chunks[1]) != 1:
+    if len(X.chunks[1]) != 1:
         raise ValueError(
-            f"{name} is chunked along its columns ({A.chunks[1]}); the LSVM needs whole rows in "
+            f"{name} is chunked along its columns ({X.chunks[1]}); the LSVM needs whole rows in "
             f"each block: use {name}.rechunk({{1: -1}})."
         )
-    if not (np.issubdtype(A.dtype, np.number) or A.dtype == bool) or np.issubdtype(
-        A.dtype, np.complexfloating
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool) or np.issubdtype(
+        X.dtype, np.complexfloating
     ):
-        raise ValueError(f"{name} must hold real numbers, got dtype {A.dtype}.")
-    A = A.astype(np.float64)
-    if d is None:
-        return A, None
-    if is_dask_collection(d):
-        if d.ndim != 1:
-            raise ValueError(f"d must be one-dimensional, got {d.ndim} dimension(s).")
-        if d.shape[0] != A.shape[0]:
-            raise ValueError(f"{name} has {A.shape[0]} rows but d has {d.shape[0]} labels.")
-        if d.chunks[0] != A.chunks[0]:
+        raise ValueError(f"{name} must hold real numbers, got dtype {X.dtype}.")
+    X = X.astype(np.float64)
+    if y is None:
+        return X, None
+    if is_dask_collection(y):
+        if y.ndim != 1:
+            raise ValueError(f"y must be one-dimensional, got {y.ndim} dimension(s).")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"{name} has {X.shape[0]} rows but y has {y.shape[0]} labels.")
+        if y.chunks[0] != X.chunks[0]:
             raise ValueError(
-                f"d is not aligned with the rows of {name}: its chunks are {d.chunks[0]}, "
-                f"{name}'s row chunks {A.chunks[0]}; use d.rechunk({name}.chunks[0])."
+                f"y is not aligned with the rows of {name}: its chunks are {y.chunks[0]}, "
+                f"{name}'s row chunks {X.chunks[0]}; use y.rechunk({name}.chunks[0])."
             )
-        return A, d
-    d = np.asarray(d)
-    if d.ndim != 1:
-        raise ValueError(f"d must be one-dimensional, got shape {d.shape}.")
-    if d.shape[0] != A.shape[0]:
-        raise ValueError(f"{name} has {A.shape[0]} rows but d has {d.shape[0]} labels.")
-    return A, da.from_array(d, chunks=(A.chunks[0],))
+        return X, y
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional, got shape {y.shape}.")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} has {X.shape[0]} rows but y has {y.shape[0]} labels.")
+    return X, da.from_array(y, chunks=(X.chunks[0],))
 
 
 def _classes(d):
@@ -172,38 +172,38 @@ def _gram_block(a, d):
     return (), np.concatenate([_augmented_gram(a, d), [bad]])
 
 
-def gram_sums(A, d):
-    """``H'H`` and ``H'e`` for ``H = D [A  -e]``, summed block by block on the cluster.
+def gram_sums(X, y):
+    """``H'H`` and ``H'e`` for ``H = D [X  -e]``, summed block by block on the cluster.
 
     Parameters
     ----------
-    A : dask.array.Array of shape (m, n)
+    X : dask.array.Array of shape (n, d)
         Chunked by rows only.
-    d : dask.array.Array of shape (m,)
-        The labels as -1/+1 (any real dtype), chunked like the rows of ``A``.
+    y : dask.array.Array of shape (n,)
+        The labels as -1/+1 (any real dtype), chunked like the rows of ``X``.
 
     Returns
     -------
-    HtH : ndarray of shape (n + 1, n + 1)
-    Hte : ndarray of shape (n + 1,)
+    HtH : ndarray of shape (d + 1, d + 1)
+    Hte : ndarray of shape (d + 1,)
 
     Raises
     ------
     ValueError
-        If ``A`` holds NaN or infinity.
+        If ``X`` holds NaN or infinity.
 
     Examples
     --------
-    >>> A = da.from_array(np.array([[1.0], [2.0], [4.0]]), chunks=(2, 1))
-    >>> HtH, Hte = gram_sums(A, da.from_array(np.array([1.0, -1.0, 1.0]), chunks=2))
+    >>> X = da.from_array(np.array([[1.0], [2.0], [4.0]]), chunks=(2, 1))
+    >>> HtH, Hte = gram_sums(X, da.from_array(np.array([1.0, -1.0, 1.0]), chunks=2))
     >>> HtH
     array([[21., -7.],
            [-7.,  3.]])
     >>> Hte
     array([ 3., -1.])
     """
-    n = A.shape[1]
-    (), sums = _per_block(_gram_block, [A, d], (n + 1) ** 2 + n + 2, 0)
+    n = X.shape[1]
+    (), sums = _per_block(_gram_block, [X, y], (n + 1) ** 2 + n + 2, 0)
     sums = sums.compute()
     return _unpack_gram(sums, n)
 
@@ -211,7 +211,7 @@ def gram_sums(A, d):
 def _unpack_gram(sums, n, check=True):
     if check and sums[-1] > 0:
         raise ValueError(
-            f"A holds {int(sums[-1])} NaN or infinite entries; the LSVM needs finite data."
+            f"X holds {int(sums[-1])} NaN or infinite entries; the LSVM needs finite data."
         )
     k = (n + 1) ** 2
     return sums[:k].reshape(n + 1, n + 1), sums[k : k + n + 1]

@@ -7,7 +7,7 @@ from ..base import BaseKernelClassifier, Solution
 from ..columns import KernelColumns
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
-from .problem import _check_nu_alpha, _dask_path, augment
+from .problem import _check_nu_eta, _dask_path, augment
 from .working_set import KeptMemory, lsvm_kernel_columns
 
 __all__ = ["LagrangianSVC"]
@@ -18,7 +18,7 @@ class LagrangianSVC(BaseKernelClassifier):
 
     It solves their formulation (7) through its dual (11).  With
     ``kernel='linear'`` no ``m x m`` matrix is formed (Sherman-Morrison-Woodbury:
-    millions of points are fine), and ``coef_ = w``, ``intercept_ = -gamma``.
+    millions of points are fine), and ``coef_ = w``, ``intercept_ = b``.
     With another kernel it works with ``K(G, G')``, ``G = [X -e]``: the Newton
     solver with a kernel that is PSD by theory ('rbf', 'exponential', 'poly'
     with ``coef0 >= 0``) computes only the rows of the points that can be free,
@@ -26,7 +26,7 @@ class LagrangianSVC(BaseKernelClassifier):
     keeps the memory its last small problem was solved in (at most 61 MB) for its next
     fit (neither ``clone`` nor pickling copies it); the fixed point, a callable, 'sigmoid' and
     'precomputed' use the whole ``m x m`` matrix.  The decision function is
-    ``K([x' -1], G') D u``; for the linear kernel that is ``x'w - gamma``.
+    ``K([x' -1], G') D u``; for the linear kernel that is ``x'w + b``.
     With the linear kernel, ``fit``, ``decision_function`` and ``predict`` also
     take a Dask array chunked by rows, solved block by block
     (:mod:`ksvm.lsvm.dask`).
@@ -59,7 +59,7 @@ class LagrangianSVC(BaseKernelClassifier):
         side; at 2,000,000 x 10 points the whole ``fit`` took a third of
         ``LinearSVC``'s time or less on the same problem (the chapter "LSVM at
         scale").
-    alpha : float in (0, 2/nu) or None, default=None
+    eta : float in (0, 2/nu) or None, default=None
         Step of the fixed-point iteration; None means ``1.9 / nu``.  Only
         'fixed-point' uses it.
     tol : float > 0 or None, default=None
@@ -90,12 +90,12 @@ class LagrangianSVC(BaseKernelClassifier):
     coef_ : ndarray of shape (1, n_features)
         ``w`` (linear kernel only).
     intercept_ : ndarray of shape (1,)
-        ``-gamma`` (linear kernel); 0 otherwise, the offset being inside the kernel.
+        ``b`` (linear kernel); 0 otherwise, the offset being inside the kernel.
     n_iter_ : int
     converged_ : bool
     nu_ : float
         The value used.
-    alpha_ : float or None
+    eta_ : float or None
         The step used by the fixed point (None with the Newton solver).
     solver_ : str
         'newton' or 'fixed-point'.
@@ -106,7 +106,7 @@ class LagrangianSVC(BaseKernelClassifier):
     Raises
     ------
     ValueError
-        From ``fit``: invalid data, not two classes, ``nu <= 0``, ``alpha``
+        From ``fit``: invalid data, not two classes, ``nu <= 0``, ``eta``
         outside ``(0, 2/nu)``, or a kernel whose Gram matrix is not PSD.
 
     Examples
@@ -123,7 +123,7 @@ class LagrangianSVC(BaseKernelClassifier):
         **BaseKernelClassifier._parameters,
         "nu": optional(check_positive),
         "solver": one_of("auto", "newton", "fixed-point"),
-        "alpha": optional(check_positive),
+        "eta": optional(check_positive),
         "tol": optional(check_positive),
         "max_iter": optional(check_positive_integer),
         "cache_size": check_positive,
@@ -131,7 +131,7 @@ class LagrangianSVC(BaseKernelClassifier):
 
     def __init__(
         self, *, nu=None, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="auto",
-        alpha=None, tol=None, max_iter=None, cache_size=200.0,
+        eta=None, tol=None, max_iter=None, cache_size=200.0,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -139,7 +139,7 @@ class LagrangianSVC(BaseKernelClassifier):
         self.degree = degree
         self.coef0 = coef0
         self.solver = solver
-        self.alpha = alpha
+        self.eta = eta
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size
@@ -148,7 +148,7 @@ class LagrangianSVC(BaseKernelClassifier):
 
     def _validate_parameters(self):
         """The table, then the choice of solver and its options (``newton``, ``options``):
-        a step ``alpha`` with the Newton method is refused before any work."""
+        a step ``eta`` with the Newton method is refused before any work."""
         params = super()._validate_parameters()
         params["newton"], params["options"] = self._solver_options(params)
         return params
@@ -174,7 +174,7 @@ class LagrangianSVC(BaseKernelClassifier):
     def _solve(self, data, d, params):
         """Solve the dual (11) on what :meth:`_training_data` gave, for the labels ``d``."""
         newton, options = params["newton"], params["options"]
-        nu, alpha = _check_nu_alpha(params["nu"], params["alpha"], d.shape[0])
+        nu, eta = _check_nu_eta(params["nu"], params["eta"], d.shape[0])
         dask_path = _dask_path(data)
         if dask_path is not None:  # block by block on the cluster; support_ stays lazy
             result, support = dask_path.solve_linear(data, d, nu, newton, options)
@@ -189,9 +189,9 @@ class LagrangianSVC(BaseKernelClassifier):
         self.u_ = result.u
         self.n_kernel_rows_ = n_rows
         self.nu_ = nu
-        self.alpha_ = None if newton else alpha
+        self.eta_ = None if newton else eta
         self.solver_ = "newton" if newton else "fixed-point"
-        intercept = -result.gamma if self.kernel == "linear" else 0.0
+        intercept = result.b if self.kernel == "linear" else 0.0
         return Solution(d * result.u, intercept, result.n_iter, result.converged,
                         support=support, coef=result.w)
 
@@ -204,7 +204,7 @@ class LagrangianSVC(BaseKernelClassifier):
                 result, margins = _linear_active_set(data, d, nu, options["max_iter"], tol)
             else:
                 result = lsvm_linear(data, d, nu, **options)
-                margins = d * (data @ result.w - result.gamma)
+                margins = d * (data @ result.w + result.b)
             return result, margins, None
         if isinstance(data, KernelColumns):
             # No m x m matrix: rows of K(G, G') on demand, for the points that can be free.
@@ -234,18 +234,18 @@ class LagrangianSVC(BaseKernelClassifier):
 
     def _solver_options(self, p):
         """Whether the Newton method solves, and the solver's ``max_iter``, ``tol`` and
-        ``alpha``, from the validated hyper-parameters ``p``; a Dask fit takes them too."""
+        ``eta``, from the validated hyper-parameters ``p``; a Dask fit takes them too."""
         newton = p["solver"] in ("auto", "newton")
-        if newton and p["alpha"] is not None:
+        if newton and p["eta"] is not None:
             raise ValueError(
-                f"alpha is the step of the fixed-point iteration; solver={p['solver']!r} uses "
-                "the Newton method, which has none. Pass solver='fixed-point' to use alpha."
+                f"eta is the step of the fixed-point iteration; solver={p['solver']!r} uses "
+                "the Newton method, which has none. Pass solver='fixed-point' to use eta."
             )
         options = {"max_iter": 100 if p["max_iter"] is None else p["max_iter"]}
         if p["tol"] is not None:
             options["tol"] = p["tol"]
         if not newton:
-            options["alpha"] = p["alpha"]
+            options["eta"] = p["eta"]
         return newton, options
 
     def decision_function(self, X):

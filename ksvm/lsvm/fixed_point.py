@@ -1,7 +1,7 @@
 """The fixed-point iteration (15) of the LSVM: the authors' Codes 2 and 3.
 
-``u = Q^{-1}(e + ((Qu - e) - alpha u)_+)`` converges linearly for
-``0 < alpha < 2 / nu`` (their Algorithm 1).  :func:`lsvm_linear` follows
+``u = Q^{-1}(e + ((Qu - e) - eta u)_+)`` converges linearly for
+``0 < eta < 2 / nu`` (their Algorithm 1).  :func:`lsvm_linear` follows
 Code 2: ``Q^{-1}`` by the Sherman-Morrison-Woodbury identity, so only an
 ``(n+1) x (n+1)`` system is factored and no ``m x m`` object is ever formed;
 :func:`lsvm_kernel` follows Code 3: ``Q = I/nu + D K(G, G') D`` factored once by
@@ -26,7 +26,7 @@ def _warn_max_iter(max_iter, opt, tol):
         f"tol={tol:g}; raise max_iter or tol, or use the active-set Newton solver "
         "(lsvm_linear_newton, lsvm_kernel_newton; solver='newton' or 'auto' in "
         "LagrangianSVC).  Convergence is linear, and slower the larger nu is; the "
-        "step alpha changes the rate too (the LSVM chapters measure both).",
+        "step eta changes the rate too (the LSVM chapters measure both).",
         ConvergenceWarning,
         stacklevel=4,
     )
@@ -70,22 +70,22 @@ def _iterate(step, u, max_iter, tol, return_history):
     )
 
 
-def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_linear(X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
     """LSVM for a linear classifier, Code 2 of Mangasarian & Musicant (2001).
 
     Parameters
     ----------
-    A : array-like of shape (m, n)
-        The data, one point per row.
-    d : array-like of shape (m,)
-        The labels (the diagonal of their ``D``); any two classes, the second
+    X : array-like of shape (n, d)
+        The training points, one per row (the paper's ``A``).
+    y : array-like of shape (n,)
+        The labels (the paper's diagonal of ``D``); any two classes, the second
         in sort order is +1.
     nu : float > 0 or None, default=None
-        Weight of the squared slacks; None means ``1 / m`` (the authors' default).
+        Weight of the squared slacks; None means ``1 / n`` (the authors' default).
     max_iter : int, default=100
     tol : float > 0, default=1e-5
-        Stop when ``||u^{i+1} - u^i|| <= tol``.
-    alpha : float in (0, 2/nu) or None, default=None
+        Stop when ``||u^{i+1} - u^i|| <= tol`` (``u`` is the book's ``alpha``).
+    eta : float in (0, 2/nu) or None, default=None
         Step of the iteration; None means ``1.9 / nu``.
     return_history : bool, default=False
         Keep ``||u^{i+1} - u^i||`` per iteration.
@@ -93,13 +93,13 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_his
     Returns
     -------
     result : LSVMResult
-        With ``w`` and ``gamma``: classify ``x`` by ``sign(x'w - gamma)``.
+        With ``w`` and ``b``: classify ``x`` by ``sign(x'w + b)``.
 
     Raises
     ------
     ValueError
         On invalid data, labels that are not two classes, ``nu <= 0``, or
-        ``alpha`` outside ``(0, 2/nu)``.
+        ``eta`` outside ``(0, 2/nu)``.
 
     Warns
     -----
@@ -109,63 +109,65 @@ def lsvm_linear(A, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_his
     Notes
     -----
     The Sherman-Morrison-Woodbury identity gives
-    ``Q^{-1} = nu (I - H (I/nu + H'H)^{-1} H')``.  The ``(n+1) x (n+1)``
-    matrix ``M = I/nu + H'H`` is factored once (Cholesky); Code 2 inverts it.
-    Memory beyond ``A``: a handful of vectors of length ``m``.
+    ``M^{-1} = nu (I - H (I/nu + H'H)^{-1} H')`` for the dual's matrix
+    ``M = I/nu + HH'`` (the paper's ``Q``) and ``H = Y[X  -1]``.  The
+    ``(d+1) x (d+1)`` matrix ``I/nu + H'H`` is factored once (Cholesky); Code 2
+    inverts it.  Memory beyond ``X``: a handful of vectors of length ``n``.
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> r = lsvm_linear(A, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4)
-    (0.9757, 1.9417)
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> r = lsvm_linear(X, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
+    >>> round(float(r.w[0]), 4), round(r.b, 4)
+    (0.9757, -1.9417)
     """
-    dask_path = _dask_path(A)
+    dask_path = _dask_path(X)
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
-        return dask_path.lsvm_linear(A, d, nu, max_iter, tol, alpha=alpha,
+        return dask_path.lsvm_linear(X, y, nu, max_iter, tol, eta=eta,
                                      return_history=return_history)
-    A, dd, nu, alpha, max_iter, tol = _check_linear_problem(A, d, nu, alpha, max_iter, tol)
-    m, n = A.shape
+    X, dd, nu, eta, max_iter, tol = _check_linear_problem(X, y, nu, eta, max_iter, tol)
+    m, n = X.shape
 
-    factor = smw_factor(A, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    factor = smw_factor(X, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
 
     def step(u):
-        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - alpha u^i)_+, and then Q u^{i+1} = z
+        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - eta u^i)_+, and then Q u^{i+1} = z
         nonlocal Qu
-        Qu = 1.0 + np.maximum((Qu - 1.0) - alpha * u, 0.0)
-        return smw_solve(A, dd, nu, factor, Qu)
+        Qu = 1.0 + np.maximum((Qu - 1.0) - eta * u, 0.0)
+        return smw_solve(X, dd, nu, factor, Qu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
-    result = _iterate(step, smw_solve(A, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
+    result = _iterate(step, smw_solve(X, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
     Du = dd * result.u
-    result.w, result.gamma = A.T @ Du, float(-Du.sum())
+    result.w, result.b = X.T @ Du, float(Du.sum())
     return result
 
 
-def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_history=False):
+def lsvm_kernel(KM, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False):
     """LSVM with a kernel, Code 3 of Mangasarian & Musicant (2001).
 
     Parameters
     ----------
-    KM : array-like of shape (m, m)
-        ``K(G, G')`` with ``G = [A -e]``: the kernel evaluated on the data with
-        a column of -1 appended (see :class:`LagrangianSVC`, which builds it).
-    d : array-like of shape (m,)
+    KM : array-like of shape (n, n)
+        The Gram matrix ``K(G, G')`` of the augmented points, ``G = [X  -1]``: the
+        kernel evaluated on the data with a column of -1 appended (see
+        :class:`LagrangianSVC`, which builds it; the book's ``K-tilde``).
+    y : array-like of shape (n,)
         The labels; any two classes.
-    nu, max_iter, tol, alpha, return_history
+    nu, max_iter, tol, eta, return_history
         As in :func:`lsvm_linear`.
 
     Returns
     -------
     result : LSVMResult
-        ``w`` and ``gamma`` are None; classify ``x`` by the sign of
-        ``K([x' -1], G') D u``.
+        ``w`` and ``b`` are None; classify ``x`` by the sign of
+        ``K([x' -1], G') Y u`` (``Y = diag(y)``).
 
     Raises
     ------
     ValueError
-        As :func:`lsvm_linear`, and if ``KM`` is not square or ``Q`` is not
+        As :func:`lsvm_linear`, and if ``KM`` is not square or ``M`` is not
         positive definite (a kernel that is far from PSD).
 
     Warns
@@ -175,25 +177,25 @@ def lsvm_kernel(KM, d, nu=None, max_iter=100, tol=1e-5, *, alpha=None, return_hi
 
     Notes
     -----
-    ``Q = I/nu + D KM D`` is factored once by Cholesky (Code 3 inverts it), so
-    each iteration costs two triangular solves and a product with ``Q``:
-    ``O(m^2)`` time and ``8 m^2`` bytes for ``Q``.
+    The dual's matrix ``M = I/nu + Y KM Y`` (the paper's ``Q``) is factored once
+    by Cholesky (Code 3 inverts it), so each iteration costs two triangular solves
+    and a product with ``M``: ``O(n^2)`` time and ``8 n^2`` bytes for ``M``.
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> G = np.hstack([A, -np.ones((4, 1))])
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> G = np.hstack([X, -np.ones((4, 1))])
     >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM, dd, nu, alpha, max_iter, tol = _check_kernel_problem(KM, d, nu, alpha, max_iter, tol)
+    KM, dd, nu, eta, max_iter, tol = _check_kernel_problem(KM, y, nu, eta, max_iter, tol)
     m = KM.shape[0]
     Q = dual_matrix(KM, dd, nu)
     factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
 
     def step(u):  # (15)
-        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - alpha * u, 0.0), check_finite=False)
+        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - eta * u, 0.0), check_finite=False)
 
     u0 = cho_solve(factor, np.ones(m), check_finite=False)  # u^0 = Q^{-1} e
     return _iterate(step, u0, max_iter, tol, return_history)

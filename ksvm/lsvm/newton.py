@@ -67,35 +67,38 @@ def _warn_active_set(it, count, tol, where=""):
     )
 
 
-def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free=None, patience=3):
-    """Block principal pivoting for ``min_{u>=0} u'Qu/2 - e'u``, i.e. for the LCP (12).
+def active_set(solve_free, M_times, n, max_iter, tol, return_history=False, free=None, patience=3):
+    """Block principal pivoting for ``min_{u>=0} u'Mu/2 - 1'u``, i.e. for the LCP (12).
 
-    With ``g = Qu - e`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
+    ``M`` is the dual's matrix (the paper's ``Q``) and ``u`` the multipliers (the
+    book's ``alpha``).
+
+    With ``g = Mu - 1`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
     Each step guesses the free set ``F``, sets ``u = 0`` off ``F`` and solves
-    ``Q_FF u_F = e_F`` (so ``g_F = 0``).  The guess is right when no index is
+    ``M_FF u_F = 1_F`` (so ``g_F = 0``).  The guess is right when no index is
     infeasible, that is no ``u_i < 0`` in ``F`` and no ``g_i < 0`` off ``F``.
     Otherwise every infeasible index changes side: this is the primal-dual
     active-set step, Newton's method for the piecewise-linear equation
-    ``min(u, Qu - e) = 0`` (Hintermueller, Ito & Kunisch 2002).  On its own it can
+    ``min(u, Mu - 1) = 0`` (Hintermueller, Ito & Kunisch 2002).  On its own it can
     cycle; Judice & Pires (1994) keep it finite by counting the infeasible
     indices: after ``patience`` steps without a new lowest count, only the
     infeasible index with the largest number changes side (Murty's rule, finite
-    for any positive definite ``Q``) until the count drops below its record.
+    for any positive definite ``M``) until the count drops below its record.
 
-    ``solve_free(free)`` returns ``u_F``; ``Q_times(u, free)`` returns ``Qu``
+    ``solve_free(free)`` returns ``u_F``; ``M_times(u, free)`` returns ``Mu``
     for a ``u`` that is zero off ``free`` (only its entries off ``free`` are
     read).  A sign counts as infeasible beyond ``tol * max(1, max u)``, so at
     the end (12) holds to that tolerance.
-    :func:`lsvm_kernel_newton` supplies the two functions for its ``Q`` (and
+    :func:`lsvm_kernel_newton` supplies the two functions for its ``M`` (and
     :func:`lsvm_kernel_columns` for a working set's); :func:`lsvm_linear_newton`
-    takes the same steps in a loop of its own, which needs one pass over ``A``
+    takes the same steps in a loop of its own, which needs one pass over ``X``
     per step.
 
     Parameters
     ----------
-    solve_free, Q_times : callable
-    m : int
-        The number of unknowns.
+    solve_free, M_times : callable
+    n : int
+        The number of unknowns (of training points).
     max_iter : int
     tol : float > 0
     return_history : bool, default=False
@@ -108,7 +111,7 @@ def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free
     Returns
     -------
     result : LSVMResult
-        ``w`` and ``gamma`` are None.
+        ``w`` and ``b`` are None.
 
     Warns
     -----
@@ -117,22 +120,22 @@ def active_set(solve_free, Q_times, m, max_iter, tol, return_history=False, free
 
     Examples
     --------
-    >>> Q = np.array([[2.0, -1.0], [-1.0, 2.0]])  # free set {0, 1}: Q u = e
-    >>> r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
-    ...                lambda u, F: Q @ u, 2, max_iter=10, tol=1e-12)
+    >>> M = np.array([[2.0, -1.0], [-1.0, 2.0]])  # free set {0, 1}: M u = 1
+    >>> r = active_set(lambda F: np.linalg.solve(M[np.ix_(F, F)], np.ones(F.sum())),
+    ...                lambda u, F: M @ u, 2, max_iter=10, tol=1e-12)
     >>> r.u, r.n_iter, r.converged
     (array([1., 1.]), 1, True)
     """
-    free = np.ones(m, dtype=bool) if free is None else free.copy()
-    u = np.zeros(m)
+    free = np.ones(n, dtype=bool) if free is None else free.copy()
+    u = np.zeros(n)
     history = []
-    pivoting = _Pivoting(m, patience)
+    pivoting = _Pivoting(n, patience)
     it, opt, converged = 0, np.inf, False
     while it < max_iter:
-        u_new = np.zeros(m)
+        u_new = np.zeros(n)
         if free.any():
             u_new[free] = solve_free(free)
-        g = Q_times(u_new, free) - 1.0
+        g = M_times(u_new, free) - 1.0
         opt = float(np.linalg.norm(u_new - u))
         u = u_new
         it += 1
@@ -197,7 +200,7 @@ def _free_gram(A, dd, rows=None):
 def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=3):
     """:func:`active_set` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, with ``H_F'H_F`` updated.
 
-    The same steps as ``active_set(solve_free, Q_times, ...)`` with the functions of
+    The same steps as ``active_set(solve_free, M_times, ...)`` with the functions of
     Sherman-Morrison-Woodbury, written out for the linear kernel, because here a step
     can be done in one pass over ``A`` instead of three and a copy of ``A_F``:
 
@@ -209,7 +212,7 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
       they are rebuilt from the free rows when that reads fewer rows, and always
       before the answer is accepted, so the final solve is the from-scratch one.
 
-    Returns the :class:`LSVMResult` (with ``w``, ``gamma``) and the margins ``Hv``.
+    Returns the :class:`LSVMResult` (with ``w``, ``b``) and the margins ``Hv``.
     """
     m, n = A.shape
     free = np.ones(m, dtype=bool)  # the first step is Code 2's start u^0 = Q^{-1} e
@@ -277,7 +280,7 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
     # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A (the clipped
     # entries above are a few rows)
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=v[:n].copy(), gamma=float(v[n]), converged=converged,
+        n_iter=it, opt=opt, u=u, w=v[:n].copy(), b=-float(v[n]), converged=converged,
         history=np.array(history) if return_history else None,
     )
     return result, t
@@ -316,12 +319,12 @@ def _clipped(A, dd, u, v):
     return np.maximum(u, 0.0), v
 
 
-def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=False):
+def lsvm_linear_newton(X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=False):
     """LSVM for a linear classifier by an active-set (semismooth Newton) method.
 
     Solves the same dual (11) as :func:`lsvm_linear`, exactly rather than by
     the fixed-point iteration (15): each step solves ``Q_FF u_F = e_F`` on a
-    guessed free set ``F``, by Sherman-Morrison-Woodbury with the rows of ``A``
+    guessed free set ``F``, by Sherman-Morrison-Woodbury with the rows of ``X``
     in ``F``.  Every index on the wrong side (``u_i < 0`` in ``F``, or
     ``(Qu - e)_i < 0`` outside it) then changes side, which is a semismooth
     Newton step for ``min(u, Qu - e) = 0``; if three such steps in a row fail
@@ -332,11 +335,12 @@ def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=
 
     Parameters
     ----------
-    A : array-like of shape (m, n)
-    d : array-like of shape (m,)
+    X : array-like of shape (n, d)
+        The training points, one per row.
+    y : array-like of shape (n,)
         Two class labels; the second in sort order is +1.
     nu : float > 0 or None, default=None
-        None means ``1 / m``.
+        None means ``1 / n``.
     max_iter : int, default=100
     tol : float > 0, default=1e-8
         A sign is wrong beyond ``tol * max(1, max u)``; at the end ``u >= 0``
@@ -363,27 +367,27 @@ def lsvm_linear_newton(A, d, nu=None, max_iter=100, tol=1e-8, *, return_history=
     Notes
     -----
     With ``v = (I/nu + H_F'H_F)^{-1} H_F'e_F`` the step's solution is
-    ``u_F = nu (e_F - H_F v)``, and ``H'u = v``: ``v`` is the plane ``(w, gamma)``
+    ``u_F = nu (e_F - H_F v)``, and ``H'u = v``: ``v`` is the plane ``(w, -b)``
     of the step, and the signs to test are those of the margins ``Hv``.  A step
-    therefore costs one product with ``A`` (``2mn`` operations) and an
-    ``(n+1) x (n+1)`` factorisation, plus ``O(k n^2)`` for the ``k`` rows that
+    therefore costs one product with ``X`` (``2nd`` operations) and an
+    ``(d+1) x (d+1)`` factorisation, plus ``O(k d^2)`` for the ``k`` rows that
     changed side, by which ``H_F'H_F`` is updated rather than recomputed; before
     the answer is accepted it is rebuilt from the free rows.  The number of steps
     does not grow with ``nu`` as the fixed-point iteration's does.
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> r = lsvm_linear_newton(A, [-1, -1, 1, 1], nu=100.0)
-    >>> round(float(r.w[0]), 4), round(r.gamma, 4), r.n_iter
-    (0.9757, 1.9417, 2)
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> r = lsvm_linear_newton(X, [-1, -1, 1, 1], nu=100.0)
+    >>> round(float(r.w[0]), 4), round(r.b, 4), r.n_iter
+    (0.9757, -1.9417, 2)
     """
-    dask_path = _dask_path(A)
+    dask_path = _dask_path(X)
     if dask_path is not None:  # a Dask array chunked by rows: the same method block by block
-        return dask_path.lsvm_linear_newton(A, d, nu, max_iter, tol, return_history=return_history)
-    A, dd, nu, _, max_iter, tol = _check_linear_problem(A, d, nu, None, max_iter, tol)
-    # H = D [A  -e] is never formed (as in lsvm_linear), nor a copy of the free rows A_F.
-    return _linear_active_set(A, dd, nu, max_iter, tol, return_history)[0]
+        return dask_path.lsvm_linear_newton(X, y, nu, max_iter, tol, return_history=return_history)
+    X, dd, nu, _, max_iter, tol = _check_linear_problem(X, y, nu, None, max_iter, tol)
+    # H = Y [X  -1] is never formed (as in lsvm_linear), nor a copy of the free rows X_F.
+    return _linear_active_set(X, dd, nu, max_iter, tol, return_history)[0]
 
 
 #: Above this many points, lsvm_kernel_newton first solves a random half of the problem.
@@ -391,7 +395,7 @@ _WARM_START_SIZE = 500
 
 
 def lsvm_kernel_newton(
-    KM, d, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, return_history=False,
+    KM, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, return_history=False,
 ):
     """LSVM with a kernel by an active-set (semismooth Newton) method.
 
@@ -403,9 +407,10 @@ def lsvm_kernel_newton(
 
     Parameters
     ----------
-    KM : array-like of shape (m, m)
-        ``K(G, G')`` with ``G = [A -e]``.
-    d : array-like of shape (m,)
+    KM : array-like of shape (n, n)
+        The Gram matrix ``K(G, G')`` of the augmented points, ``G = [X  -1]``.
+    y : array-like of shape (n,)
+        The labels; any two classes.
     nu, max_iter, tol, return_history
         As in :func:`lsvm_linear_newton`.
     warm_start : bool, default=True
@@ -414,7 +419,7 @@ def lsvm_kernel_newton(
         solution predicts: ``u_i - g_i > 0`` with ``u`` the half's solution
         (0 on the other half) and ``g = Qu - e``.  The answer does not change,
         since the pivoting ends at the unique solution from any start; the
-        first factorisations shrink from ``m x m`` to about the number of
+        first factorisations shrink from ``n x n`` to about the number of
         support vectors.  ``n_iter`` counts the steps on the whole problem only.
 
     Returns
@@ -439,13 +444,13 @@ def lsvm_kernel_newton(
 
     Examples
     --------
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> G = np.hstack([A, -np.ones((4, 1))])
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> G = np.hstack([X, -np.ones((4, 1))])
     >>> r = lsvm_kernel_newton(G @ G.T, [-1, -1, 1, 1], nu=100.0)
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    KM, dd, nu, _, max_iter, tol = _check_kernel_problem(KM, d, nu, None, max_iter, tol)
+    KM, dd, nu, _, max_iter, tol = _check_kernel_problem(KM, y, nu, None, max_iter, tol)
     m = KM.shape[0]
 
     def solve_free(free):
@@ -453,7 +458,7 @@ def lsvm_kernel_newton(
         factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)
         return cho_solve(factor, np.ones(QF.shape[0]), check_finite=False)
 
-    def Q_times(u, free):  # only the columns of the free set
+    def M_times(u, free):  # only the columns of the free set
         return u / nu + dd * (KM[:, free] @ (dd * u)[free])
 
     free = None
@@ -465,5 +470,5 @@ def lsvm_kernel_newton(
         u0 = np.zeros(m)
         u0[half] = sub.u
         support = u0 > 0
-        free = u0 - (Q_times(u0, support) - 1.0) > 0
-    return active_set(solve_free, Q_times, m, max_iter, tol, return_history, free=free)
+        free = u0 - (M_times(u0, support) - 1.0) > 0
+    return active_set(solve_free, M_times, m, max_iter, tol, return_history, free=free)

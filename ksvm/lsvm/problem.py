@@ -4,7 +4,7 @@ their arguments, and the result they return.
 Mangasarian & Musicant's formulation (7) is solved through its dual (11),
 ``min_{u >= 0} u'Qu/2 - e'u`` with ``Q = I/nu + D K(G, G') D`` and ``G = [A  -e]``
 (:func:`augment`, :func:`dual_matrix`); every solver of :mod:`ksvm.lsvm` checks
-``nu``, ``alpha``, ``max_iter`` and ``tol`` alike and returns an :class:`LSVMResult`.
+``nu``, ``eta``, ``max_iter`` and ``tol`` alike and returns an :class:`LSVMResult`.
 """
 
 import sys
@@ -37,8 +37,9 @@ class LSVMResult:
         The dual solution.
     w : ndarray of shape (n,) or None
         ``A'Du`` (linear version only).
-    gamma : float or None
-        ``-e'Du`` (linear version only); the plane is ``x'w = gamma``.
+    b : float or None
+        The offset ``y'u`` (linear version only); the plane is ``w'x + b = 0``
+        (Mangasarian & Musicant's ``gamma`` is ``-b``: their plane is ``x'w = gamma``).
     converged : bool
         ``opt <= tol`` within ``max_iter``, or the rounding floor was reached
         (``at_floor``).
@@ -57,7 +58,7 @@ class LSVMResult:
     opt: float
     u: np.ndarray
     w: np.ndarray = None
-    gamma: float = None
+    b: float = None
     converged: bool = True
     at_floor: bool = False
     history: np.ndarray = field(default=None, repr=False)
@@ -78,48 +79,49 @@ def _dask_path(x):
     return dask
 
 
-def _check_nu_alpha(nu, alpha, m):
+def _check_nu_eta(nu, eta, m):
     nu = 1.0 / m if nu is None else check_positive(nu, "nu")
-    alpha = 1.9 / nu if alpha is None else check_positive(alpha, "alpha")
-    if not alpha < 2.0 / nu:
+    eta = 1.9 / nu if eta is None else check_positive(eta, "eta")
+    if not eta < 2.0 / nu:
         raise ValueError(
-            f"alpha must lie in (0, 2/nu) = (0, {2.0 / nu:.6g}) for the LSVM iteration to "
-            f"converge (condition (16)); got alpha = {alpha:.6g}. The authors use 1.9/nu."
+            f"eta must lie in (0, 2/nu) = (0, {2.0 / nu:.6g}) for the LSVM iteration to "
+            f"converge (condition (16)); got eta = {eta:.6g}. The authors use 1.9/nu."
         )
-    return nu, alpha
+    return nu, eta
 
 
 def _check_max_iter_tol(max_iter, tol):
     return check_integer(max_iter, "max_iter"), check_positive(tol, "tol")
 
 
-def _check_linear_problem(A, d, nu, alpha, max_iter, tol):
-    """``(A, labels as -1/+1, nu, alpha, max_iter, tol)`` for a solver with the linear
-    kernel, checked (``alpha`` is its default where None)."""
-    A = check_matrix(A, "A")
-    dd, _ = encode_binary_labels(d)
-    m = A.shape[0]
-    if dd.shape[0] != m:
-        raise ValueError(f"A has {m} rows but d has {dd.shape[0]} labels.")
-    return (A, dd, *_check_nu_alpha(nu, alpha, m), *_check_max_iter_tol(max_iter, tol))
+def _check_linear_problem(X, y, nu, eta, max_iter, tol):
+    """``(X, labels as -1/+1, nu, eta, max_iter, tol)`` for a solver with the linear
+    kernel, checked (``eta`` is its default where None)."""
+    X = check_matrix(X, "X")
+    yy, _ = encode_binary_labels(y)
+    n = X.shape[0]
+    if yy.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {yy.shape[0]} labels.")
+    return (X, yy, *_check_nu_eta(nu, eta, n), *_check_max_iter_tol(max_iter, tol))
 
 
-def _check_kernel_problem(KM, d, nu, alpha, max_iter, tol):
+def _check_kernel_problem(KM, y, nu, eta, max_iter, tol):
     """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
-    KM, dd = check_gram_labels(KM, d, names=("KM", "d"))
-    return (KM, dd, *_check_nu_alpha(nu, alpha, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
+    KM, yy = check_gram_labels(KM, y, names=("KM", "y"))
+    return (KM, yy, *_check_nu_eta(nu, eta, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
 
 
 def augment(X):
-    """``[X  -e]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``.
+    """``[X  -1]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``
+    (the book's augmented points ``[X 1]`` with the sign of the offset turned).
 
     Parameters
     ----------
-    X : ndarray of shape (m, n)
+    X : ndarray of shape (n, d)
 
     Returns
     -------
-    G : ndarray of shape (m, n + 1)
+    G : ndarray of shape (n, d + 1)
 
     Examples
     --------
@@ -129,20 +131,20 @@ def augment(X):
     return np.hstack([X, -np.ones((X.shape[0], 1))])
 
 
-def dual_matrix(KM, d, nu):
-    """``Q = I / nu + D K D``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
+def dual_matrix(KM, y, nu):
+    """``M = I / nu + Y KM Y``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
 
     Parameters
     ----------
-    KM : ndarray of shape (m, m)
-        ``K(G, G')`` (or a block of it).
-    d : ndarray of shape (m,)
+    KM : ndarray of shape (n, n)
+        The Gram matrix ``K(G, G')`` of the augmented points (or a block of it).
+    y : ndarray of shape (n,)
         The labels as -1/+1.
     nu : float > 0
 
     Returns
     -------
-    Q : ndarray of shape (m, m)
+    M : ndarray of shape (n, n)
         A new array.
 
     Examples
@@ -151,6 +153,6 @@ def dual_matrix(KM, d, nu):
     array([[ 3., -1.],
            [-1.,  3.]])
     """
-    Q = d[:, None] * KM * d[None, :]
-    Q[np.diag_indices_from(Q)] += 1.0 / nu
-    return Q
+    M = y[:, None] * KM * y[None, :]
+    M[np.diag_indices_from(M)] += 1.0 / nu
+    return M

@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._validation import encode_binary_labels
 from .block import BlockSolver
 from .newton import _WARM_START_SIZE, active_set
-from .problem import LSVMResult, _check_max_iter_tol, _check_nu_alpha
+from .problem import LSVMResult, _check_max_iter_tol, _check_nu_eta
 
 __all__ = ["lsvm_kernel_columns", "KeptMemory"]
 
@@ -395,9 +395,9 @@ def _plus_minus_one(d):
     return encode_binary_labels(d)[0]
 
 
-def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_start=True,
+def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True,
                         kept=None):
-    """LSVM with a kernel by working sets of the active-set method, with no ``m x m`` matrix.
+    """LSVM with a kernel by working sets of the active-set method, with no ``n x n`` matrix.
 
     Solves the dual (11) of :func:`lsvm_kernel` and :func:`lsvm_kernel_newton`
     from rows of the kernel matrix computed on demand
@@ -414,11 +414,12 @@ def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     Parameters
     ----------
     columns : KernelColumns
-        The rows of ``K(G, G')``, ``G = [A -e]``, on demand.
-    d : array-like of shape (m,)
+        The rows of the Gram matrix ``K(G, G')`` of the augmented points,
+        ``G = [X  -1]``, on demand.
+    y : array-like of shape (n,)
         The labels; any two classes.
     nu : float > 0 or None, default=None
-        None means ``1 / m``.
+        None means ``1 / n``.
     max_iter : int, default=100
         Active-set steps allowed on the whole problem (the restricted problems'
         steps added up).
@@ -445,7 +446,7 @@ def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     Raises
     ------
     ValueError
-        If ``d`` does not have one label per row of ``columns``, or not two
+        If ``y`` does not have one label per row of ``columns``, or not two
         classes; if ``nu <= 0``; or if a block ``Q_WW`` is not positive definite.
 
     Warns
@@ -459,7 +460,7 @@ def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     most 1000 points takes ``Q_WW``, its factors and a step's temporaries from one
     workspace of ``6 (1.125 |W|)^2`` values, kept in ``kept`` for the next level
     and the next call.  Time: the rows of
-    the support vectors, ``m`` kernel values each (again whenever they have
+    the support vectors, ``n`` kernel values each (again whenever they have
     left a cache too small to hold them all), ``K_WW``, and the Cholesky
     factorisations of the free sets, ``|F|^3 / 3``.  A working set only grows
     within a level, and between active-set steps that change few indices the
@@ -470,17 +471,17 @@ def lsvm_kernel_columns(columns, d, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     --------
     >>> from ksvm.columns import KernelColumns
     >>> from ksvm.lsvm import augment
-    >>> A = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> columns = KernelColumns(lambda X, Y: X @ Y.T, augment(A))
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> columns = KernelColumns(lambda A, B: A @ B.T, augment(X))
     >>> r = lsvm_kernel_columns(columns, [-1, -1, 1, 1], nu=100.0)
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    dd = _plus_minus_one(d)
+    dd = _plus_minus_one(y)
     m = columns.m
     if dd.shape[0] != m:
-        raise ValueError(f"columns has {m} rows but d has {dd.shape[0]} labels.")
-    nu, _ = _check_nu_alpha(nu, None, m)
+        raise ValueError(f"columns has {m} rows but y has {dd.shape[0]} labels.")
+    nu, _ = _check_nu_eta(nu, None, m)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
     if kept is not None and not isinstance(kept, KeptMemory):
         raise TypeError(f"kept must be a KeptMemory or None, got {type(kept).__name__}.")

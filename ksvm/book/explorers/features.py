@@ -31,17 +31,17 @@ _COLORS = {"random Fourier": "tab:purple", "Nystroem": "tab:green"}
 
 
 def make_features_explorer(
-    X=None, d=None, *, gamma=100.0, Ds=(5, 10, 20, 40, 80, 150, 300, 500), nu=1.0,
+    X=None, y=None, *, gamma=100.0, Ds=(5, 10, 20, 40, 80, 150, 300, 500), nu=1.0,
     random_state=0, resolution=90,
 ):
     """An explorer of the number of features ``D`` and the feature map, with Code 2 on top.
 
     Parameters
     ----------
-    X : array of shape (m, 2), optional
+    X : array of shape (n, 2), optional
         The training points; by default 500 checkerboard points
         (:func:`ksvm.datasets.make_checkerboard`, seed 0).
-    d : array of shape (m,), optional
+    y : array of shape (n,), optional
         Their labels in {-1, +1} (required with ``X``).
     gamma : float > 0, default=100.0
         Width of the Gaussian kernel ``exp(-gamma ||x - z||^2)``.
@@ -64,7 +64,7 @@ def make_features_explorer(
     Raises
     ------
     ValueError
-        If only one of ``X`` and ``d`` is given, or a ``D`` exceeds the number
+        If only one of ``X`` and ``y`` is given, or a ``D`` exceeds the number
         of points.
 
     Examples
@@ -75,14 +75,14 @@ def make_features_explorer(
     >>> round(ex.gram_error("Nystroem", 100), 2) < round(ex.gram_error("random Fourier", 100), 2)
     True
     """
-    if (X is None) != (d is None):
-        raise ValueError("give both X and d, or neither (the default checkerboard).")
+    if (X is None) != (y is None):
+        raise ValueError("give both X and y, or neither (the default checkerboard).")
     if X is None:
-        X, d = make_checkerboard(500, seed=0)
-    X, d = np.asarray(X, dtype=float), np.asarray(d)
+        X, y = make_checkerboard(500, seed=0)
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
     Ds = [int(D) for D in Ds]
-    if max(Ds) > len(d):
-        raise ValueError(f"D = {max(Ds)} exceeds the {len(d)} points (Nystroem needs D <= m).")
+    if max(Ds) > len(y):
+        raise ValueError(f"D = {max(Ds)} exceeds the {len(y)} points (Nystroem needs D <= n).")
     K = rbf_kernel(X, gamma=gamma)
     norm_K = np.linalg.norm(K)
 
@@ -95,15 +95,15 @@ def make_features_explorer(
             errors[name].append(float(np.linalg.norm(Phi @ Phi.T - K) / norm_K))
             with warnings.catch_warnings():  # a capped run still draws its boundary
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                r = lsvm_linear(Phi, d, nu=nu, max_iter=5000)
-            accuracy = float(np.mean(np.where(Phi @ r.w - r.gamma >= 0, 1, -1) == d))
+                r = lsvm_linear(Phi, y, nu=nu, max_iter=5000)
+            accuracy = float(np.mean(np.where(Phi @ r.w + r.b >= 0, 1, -1) == y))
             fitted[name, D] = (fmap, r, accuracy)
 
     def draw(fig, D, method):
         fmap, r, accuracy = fitted[method, D]
         ax, ax_err = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.1]})
-        plot_decision(ax, lambda Z: fmap.transform(Z) @ r.w - r.gamma, X, resolution=resolution)
-        plot_classes(ax, X, d, size=5, legend=False)
+        plot_decision(ax, lambda Z: fmap.transform(Z) @ r.w + r.b, X, resolution=resolution)
+        plot_classes(ax, X, y, size=5, legend=False)
         ax.set_title(f"Code 2 on {D} {method} features", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])

@@ -2,7 +2,7 @@
 
 :func:`make_lsvm_explorer` runs :func:`ksvm.lsvm.lsvm_linear` on a small problem
 in the plane and shows, for each iteration ``i`` of its loop, the plane
-``x'w = gamma`` that ``u^i`` gives by (9), ``w = A'Du`` and ``gamma = -e'Du``, and
+``x'w + b = 0`` that ``u^i`` gives by (9), ``w = X'Du`` and ``b = e'Du``, and
 the step ``||u^{i+1} - u^i||`` on a log scale against the geometric bound that
 the convergence theorem implies (and the rate actually observed).
 """
@@ -21,7 +21,7 @@ from ..plotting import plot_classes, plot_decision
 __all__ = ["lsvm_iterates", "make_lsvm_explorer"]
 
 
-def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
+def lsvm_iterates(X, y, nu, n_iter, *, eta=None, tol=1e-300):
     """The iterates ``u^0, ..., u^n_iter`` of :func:`ksvm.lsvm.lsvm_linear`.
 
     ``u^i`` is ``lsvm_linear`` stopped after ``i`` iterations (``max_iter=i``), so
@@ -29,11 +29,11 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
-    d : ndarray of shape (m,), labels in {-1, +1}
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,), labels in {-1, +1}
     nu : float > 0
     n_iter : int >= 0
-    alpha : float, optional
+    eta : float, optional
         The step; ``lsvm_linear``'s default ``1.9 / nu`` if None.
     tol : float, default=1e-300
         Passed on; below the rounding floor, so that only ``max_iter`` stops the loop.
@@ -46,11 +46,11 @@ def lsvm_iterates(A, d, nu, n_iter, *, alpha=None, tol=1e-300):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # stopped at max_iter on purpose
         for i in range(n_iter + 1):
-            U.append(lsvm_linear(A, d, nu=nu, alpha=alpha, max_iter=i, tol=tol).u)
+            U.append(lsvm_linear(X, y, nu=nu, eta=eta, max_iter=i, tol=tol).u)
     return np.array(U)
 
 
-def _rates(U, H, nu, alpha, n_last):
+def _rates(U, H, nu, eta, n_last):
     """What the stepper's second panel draws for the iterates ``U`` (rows) of (15).
 
     Returns the steps ``||u^{i+1} - u^i||``, the objective of each iterate, the
@@ -66,7 +66,7 @@ def _rates(U, H, nu, alpha, n_last):
     lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
     q_max = 1.0 / nu + lam[-1]
     q_min = 1.0 / nu + (lam[0] if H.shape[0] <= H.shape[1] else 0.0)
-    rho = max(abs(1.0 - alpha / q_min), abs(1.0 - alpha / q_max))
+    rho = max(abs(1.0 - eta / q_min), abs(1.0 - eta / q_max))
     first = np.linalg.norm(Q_times(U[1] - U[0]))
     idx = np.arange(n_last + 1)
     bound = rho**idx * first / q_min
@@ -76,18 +76,18 @@ def _rates(U, H, nu, alpha, n_last):
     return steps, objective, bound, observed, rho, q_min, r
 
 
-def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter=60):
+def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
     The parameter ``i`` runs from 0 to the iteration at which
-    ``lsvm_linear(A, d, nu, tol=tol)`` stops; its last value shows that call's
-    answer.  Each frame draws the data and the plane ``x'w = gamma`` of ``u^i``
-    with its bounding planes ``x'w = gamma +- 1`` (levels -1/0/+1), the points
+    ``lsvm_linear(X, y, nu, tol=tol)`` stops; its last value shows that call's
+    answer.  Each frame draws the data and the plane ``x'w + b = 0`` of ``u^i``
+    with its bounding planes ``x'w + b = +-1`` (levels -1/0/+1), the points
     with ``u^i_j < 0`` crossed, and, in a second panel, ``||u^{i+1} - u^i||``
     against ``i`` on a log scale with
 
     * the bound of the convergence theorem: ``Qu^{i+1} = z(u^i)`` and the map
-      ``Qu -> z(u)`` contracts by ``rho = max_q |1 - alpha / q|``, so
+      ``Qu -> z(u)`` contracts by ``rho = max_q |1 - eta / q|``, so
       ``||u^{i+1} - u^i|| <= ||Q(u^{i+1} - u^i)|| / q_min <= rho^i ||Q(u^1 - u^0)|| / q_min``;
     * the observed rate, ``r^i`` through the last step with ``r`` the geometric
       mean of the step ratios;
@@ -95,12 +95,12 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
 
     Parameters
     ----------
-    A : ndarray of shape (m, 2), optional
+    X : ndarray of shape (n, 2), optional
         The points; by default 40 points of ``make_noisy_2d(40, flip=0.1, seed=1234)``.
-    d : ndarray of shape (m,), optional
-        Their labels in {-1, +1} (given together with ``A``).
+    y : ndarray of shape (n,), optional
+        Their labels in {-1, +1} (given together with ``X``).
     nu : float > 0, default=1.0
-    alpha : float in (0, 2/nu), optional
+    eta : float in (0, 2/nu), optional
         The step; the authors' ``1.9 / nu`` if None.
     tol : float > 0, default=4e-4
         Code 2's stopping tolerance: sets how many iterations there are to step through.
@@ -114,12 +114,12 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
         ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
         ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute
         ``iterates`` holds ``u^0, ..., u^{N+1}`` (``N`` the last ``i``) and
-        ``rho``, ``q_min`` the bound's constants, ``w`` and ``gamma`` the planes drawn.
+        ``rho``, ``q_min`` the bound's constants, ``w`` and ``b`` the planes drawn.
 
     Raises
     ------
     ValueError
-        If only one of ``A`` and ``d`` is given, ``A`` is not a set of points in the
+        If only one of ``X`` and ``y`` is given, ``X`` is not a set of points in the
         plane, or ``lsvm_linear`` refuses the parameters.
 
     Examples
@@ -128,42 +128,42 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
     >>> ex.params["i"][:3], ex.stepper
     ([0, 1, 2], 'i')
     """
-    if (A is None) != (d is None):
-        raise ValueError("give both the points A and their labels d, or neither.")
-    if A is None:
-        A, d = make_noisy_2d(40, flip=0.1, seed=1234)
-    A = np.asarray(A, dtype=np.float64)
-    d = np.asarray(d)
-    if A.ndim != 2 or A.shape[1] != 2:
-        raise ValueError(f"the stepper draws points in the plane: A must have shape (m, 2), got {A.shape}.")
+    if (X is None) != (y is None):
+        raise ValueError("give both the points X and their labels y, or neither.")
+    if X is None:
+        X, y = make_noisy_2d(40, flip=0.1, seed=1234)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}.")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
-        final = lsvm_linear(A, d, nu=nu, alpha=alpha, tol=tol, max_iter=max_iter)
+        final = lsvm_linear(X, y, nu=nu, eta=eta, tol=tol, max_iter=max_iter)
     n_last = final.n_iter
     # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
-    U = lsvm_iterates(A, d, nu, n_last + 1, alpha=alpha)
-    dd = np.where(d == d.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
+    U = lsvm_iterates(X, y, nu, n_last + 1, eta=eta)
+    dd = np.where(y == y.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
     m = len(dd)
-    alpha_ = 1.9 / nu if alpha is None else float(alpha)
-    G = np.hstack([A, -np.ones((m, 1))])
-    H = dd[:, None] * G  # H = D[A  -e], small here
+    eta_ = 1.9 / nu if eta is None else float(eta)
+    G = np.hstack([X, -np.ones((m, 1))])
+    H = dd[:, None] * G  # H = D[X  -e], small here
 
-    planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', gamma)
-    W, gammas = planes[:, :2], planes[:, 2]
-    steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, alpha_, n_last)
+    planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', -b)
+    W, offsets = planes[:, :2], -planes[:, 2]
+    steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, eta_, n_last)
     idx = np.arange(n_last + 1)
     lo = min(steps.min(), tol) / 3.0
     hi = max(bound.max(), steps.max()) * 3.0
 
     def draw(fig, i):
         ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.15]})
-        w, gamma = W[i], gammas[i]
+        w, b = W[i], offsets[i]
         if np.any(w != 0.0):
-            plot_decision(ax0, lambda Z: Z @ w - gamma, A, resolution=120)
+            plot_decision(ax0, lambda Z: Z @ w + b, X, resolution=120)
         neg = U[i] < 0
-        plot_classes(ax0, A, np.where(dd > 0, 1, -1), legend=False)
+        plot_classes(ax0, X, np.where(dd > 0, 1, -1), legend=False)
         if neg.any():
-            ax0.scatter(*A[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
+            ax0.scatter(*X[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
             ax0.legend(loc="lower left", fontsize="x-small", framealpha=0.85)
         ax0.set_title(f"plane $w^\\top x + b = 0$ of $\\alpha^{{({i})}}$", fontsize="small")
         ax0.set_xlabel("$x_1$")
@@ -199,6 +199,6 @@ def make_lsvm_explorer(A=None, d=None, *, nu=1.0, alpha=None, tol=4e-4, max_iter
         ),
     )
     explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
-    explorer.A, explorer.d, explorer.nu, explorer.result = A, dd, nu, final
-    explorer.w, explorer.gamma = W, gammas  # the planes drawn, one row per iterate
+    explorer.X, explorer.y, explorer.nu, explorer.result = X, dd, nu, final
+    explorer.w, explorer.b = W, offsets  # the planes drawn, one row per iterate
     return explorer
