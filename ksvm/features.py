@@ -120,7 +120,38 @@ def _row_blocks(m, width):
     return (slice(start, min(start + rows, m)) for start in range(0, m, rows))
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _GaussianFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """What the two feature maps of the Gaussian kernel share: the checks of ``fit`` and
+    ``gamma_``, and a ``transform`` that fills the features a block of rows at a time.
+
+    A subclass says what its own hyper-parameters are (``_check_options``), how it draws
+    its map from the training data (``_draw``), how wide a block of rows it works on
+    (``_block_width``) and how it fills one block of features (``_fill``).
+    """
+
+    def _check_options(self):
+        """The subclass's own hyper-parameters, validated, as keywords of ``_draw``."""
+        return {}
+
+    def _fit(self, X):
+        D = check_positive_integer(self.n_components, "n_components")
+        gamma = check_gamma(self.gamma, "gamma")
+        options = self._check_options()
+        X = validate_data(self, X, dtype=np.float64)
+        self.gamma_ = resolve_gamma(gamma, X)
+        self._draw(X, D, check_random_state(self.random_state), **options)
+        return self
+
+    def _transform(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Phi = np.empty((X.shape[0], self._n_features_out))
+        for rows in _row_blocks(X.shape[0], self._block_width(X.shape[1])):
+            self._fill(X[rows], Phi[rows])  # a view of Phi: filled in place
+        return Phi
+
+
+class RandomFourierFeatures(_GaussianFeatures):
     """Random Fourier features of the Gaussian kernel (Rahimi & Recht 2007).
 
     ``phi(x) = sqrt(2/D) cos(W'x + b)`` with the columns of ``W`` drawn from
@@ -190,14 +221,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self : RandomFourierFeatures
         """
-        D = check_positive_integer(self.n_components, "n_components")
-        gamma = check_gamma(self.gamma, "gamma")
-        X = validate_data(self, X, dtype=np.float64)
-        self.gamma_ = resolve_gamma(gamma, X)
-        rng = check_random_state(self.random_state)
+        return self._fit(X)
+
+    def _draw(self, X, D, rng):
         self.random_weights_ = np.sqrt(2.0 * self.gamma_) * rng.normal(size=(X.shape[1], D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
-        return self
 
     @property
     def _n_features_out(self):
@@ -215,21 +243,20 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         Phi : ndarray of shape (n_samples, n_components), float64
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        W, b = self.random_weights_, self.random_offset_
-        scale = np.sqrt(2.0 / W.shape[1])
-        Phi = np.empty((X.shape[0], W.shape[1]))
-        for rows in _row_blocks(X.shape[0], W.shape[1]):
-            block = Phi[rows]  # a view: everything below is in place
-            np.matmul(X[rows], W, out=block)
-            block += b
-            np.cos(block, out=block)
-            block *= scale
-        return Phi
+        return self._transform(X)
+
+    def _block_width(self, n_features):
+        return self.random_weights_.shape[1]
+
+    def _fill(self, X, out):
+        W = self.random_weights_
+        np.matmul(X, W, out=out)
+        out += self.random_offset_
+        np.cos(out, out=out)
+        out *= np.sqrt(2.0 / W.shape[1])
 
 
-class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class NystroemFeatures(_GaussianFeatures):
     """Nystroem features of the Gaussian kernel, or RSVM's reduced kernel.
 
     ``phi(x) = K(x, Abar') K_DD^{+1/2}`` (``whiten=True``, Williams & Seeger
@@ -330,11 +357,12 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         -------
         self : NystroemFeatures
         """
-        D = check_positive_integer(self.n_components, "n_components")
-        gamma = check_gamma(self.gamma, "gamma")
-        whiten = check_bool(self.whiten, "whiten")
-        X = validate_data(self, X, dtype=np.float64)
-        self.gamma_ = resolve_gamma(gamma, X)
+        return self._fit(X)
+
+    def _check_options(self):
+        return {"whiten": check_bool(self.whiten, "whiten")}
+
+    def _draw(self, X, D, rng, whiten):
         m = X.shape[0]
         if D > m:
             raise ValueError(
@@ -342,7 +370,6 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
                 "rows of the training data, drawn without replacement.  Lower n_components "
                 "(or use the exact kernel: with every point a landmark Nystroem reproduces it)."
             )
-        rng = check_random_state(self.random_state)
         self.component_indices_ = rng.permutation(m)[:D]
         self.components_ = X[self.component_indices_]
         self.normalization_, self.rank_ = None, D
@@ -352,7 +379,6 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             Vk = V[:, keep]
             self.normalization_ = (Vk / np.sqrt(s[keep])) @ Vk.T
             self.rank_ = int(keep.sum())
-        return self
 
     @property
     def _n_features_out(self):
@@ -370,14 +396,14 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         -------
         Phi : ndarray of shape (n_samples, n_components), float64
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        C, N = self.components_, self.normalization_
-        Phi = np.empty((X.shape[0], C.shape[0]))
-        for rows in _row_blocks(X.shape[0], max(C.shape[0], X.shape[1])):
-            K = rbf_kernel(X[rows], C, gamma=self.gamma_)
-            if N is None:
-                Phi[rows] = K
-            else:
-                np.matmul(K, N, out=Phi[rows])
-        return Phi
+        return self._transform(X)
+
+    def _block_width(self, n_features):
+        return max(self.components_.shape[0], n_features)
+
+    def _fill(self, X, out):
+        K = rbf_kernel(X, self.components_, gamma=self.gamma_)
+        if self.normalization_ is None:
+            out[...] = K
+        else:
+            np.matmul(K, self.normalization_, out=out)
