@@ -121,28 +121,24 @@ def _row_blocks(m, width):
 
 
 class _GaussianFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """What the two feature maps of the Gaussian kernel share: the checks of ``fit`` and
-    ``gamma_``, and a ``transform`` that fills the features a block of rows at a time.
+    """What the two feature maps of the Gaussian kernel share: a ``transform`` that checks
+    ``X`` and fills the features a block of rows at a time.
 
-    A subclass says what its own hyper-parameters are (``_check_options``), how it draws
-    its map from the training data (``_draw``), how wide a block of rows it works on
-    (``_block_width``) and how it fills one block of features (``_fill``).
+    A subclass says how wide a block of rows it works on (``_block_width``) and how it
+    fills one block of features (``_fill``).
     """
 
-    def _check_options(self):
-        """The subclass's own hyper-parameters, validated, as keywords of ``_draw``."""
-        return {}
+    def transform(self, X):
+        """The features of ``X`` (see the class), a block of rows at a time.
 
-    def _fit(self, X):
-        D = check_positive_integer(self.n_components, "n_components")
-        gamma = check_gamma(self.gamma, "gamma")
-        options = self._check_options()
-        X = validate_data(self, X, dtype=np.float64)
-        self.gamma_ = resolve_gamma(gamma, X)
-        self._draw(X, D, check_random_state(self.random_state), **options)
-        return self
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
 
-    def _transform(self, X):
+        Returns
+        -------
+        Phi : ndarray of shape (n_samples, n_components), float64
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Phi = np.empty((X.shape[0], self._n_features_out))
@@ -221,29 +217,19 @@ class RandomFourierFeatures(_GaussianFeatures):
         -------
         self : RandomFourierFeatures
         """
-        return self._fit(X)
-
-    def _draw(self, X, D, rng):
+        D = check_positive_integer(self.n_components, "n_components")
+        gamma = check_gamma(self.gamma, "gamma")
+        X = validate_data(self, X, dtype=np.float64)
+        self.gamma_ = resolve_gamma(gamma, X)
+        rng = check_random_state(self.random_state)
         self.random_weights_ = np.sqrt(2.0 * self.gamma_) * rng.normal(size=(X.shape[1], D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
+        return self
 
     @property
     def _n_features_out(self):
         # the number of output features, which scikit-learn's get_feature_names_out reads
         return self.random_weights_.shape[1]
-
-    def transform(self, X):
-        """``sqrt(2/D) cos(XW + b)``, a block of rows at a time.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Phi : ndarray of shape (n_samples, n_components), float64
-        """
-        return self._transform(X)
 
     def _block_width(self, n_features):
         return self.random_weights_.shape[1]
@@ -357,12 +343,11 @@ class NystroemFeatures(_GaussianFeatures):
         -------
         self : NystroemFeatures
         """
-        return self._fit(X)
-
-    def _check_options(self):
-        return {"whiten": check_bool(self.whiten, "whiten")}
-
-    def _draw(self, X, D, rng, whiten):
+        D = check_positive_integer(self.n_components, "n_components")
+        gamma = check_gamma(self.gamma, "gamma")
+        whiten = check_bool(self.whiten, "whiten")
+        X = validate_data(self, X, dtype=np.float64)
+        self.gamma_ = resolve_gamma(gamma, X)
         m = X.shape[0]
         if D > m:
             raise ValueError(
@@ -370,6 +355,7 @@ class NystroemFeatures(_GaussianFeatures):
                 "rows of the training data, drawn without replacement.  Lower n_components "
                 "(or use the exact kernel: with every point a landmark Nystroem reproduces it)."
             )
+        rng = check_random_state(self.random_state)
         self.component_indices_ = rng.permutation(m)[:D]
         self.components_ = X[self.component_indices_]
         self.normalization_, self.rank_ = None, D
@@ -379,24 +365,12 @@ class NystroemFeatures(_GaussianFeatures):
             Vk = V[:, keep]
             self.normalization_ = (Vk / np.sqrt(s[keep])) @ Vk.T
             self.rank_ = int(keep.sum())
+        return self
 
     @property
     def _n_features_out(self):
         # the number of output features, which scikit-learn's get_feature_names_out reads
         return self.components_.shape[0]
-
-    def transform(self, X):
-        """``K(X, Abar') K_DD^{+1/2}`` (or ``K(X, Abar')``), a block of rows at a time.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Phi : ndarray of shape (n_samples, n_components), float64
-        """
-        return self._transform(X)
 
     def _block_width(self, n_features):
         return max(self.components_.shape[0], n_features)
