@@ -44,8 +44,11 @@ features
     RSVM's reduced kernel), on which Code 2 runs as a nonlinear classifier.
 rlsc
     Regularized least-squares classification (Rennie): the bordered system, direct and CG.
+class_statistics
+    The class statistics of Cocianu & State in the feature space: the weight rho_1 by
+    their lemma, the class variability and its index, the standard and variability biases.
 ascent
-    The weighted gradient ascent and the variability bias of Cocianu & State.
+    The weighted gradient ascent of Cocianu & State and their hard-margin GradientAscentSVC.
 rlr
     Regularized logistic regression with a kernel (Rennie): gradient descent, L-BFGS, Newton.
 
@@ -54,7 +57,7 @@ subpackage ``ksvm.book``, imported on its own: ``import ksvm`` does not load it,
 needs neither matplotlib nor ipywidgets.
 """
 
-from . import ascent, base, columns, datasets, features, kernel_rules, kernels, linalg, lsvm, mercer, nearest_mean, polynomial_map, primal, rlr, rlsc, smo
+from . import ascent, base, class_statistics, columns, datasets, features, kernel_rules, kernels, linalg, lsvm, mercer, nearest_mean, polynomial_map, primal, rlr, rlsc, smo
 from .mercer import check_mercer
 from .nearest_mean import KernelMeanClassifier
 from .ascent import GradientAscentSVC
@@ -68,6 +71,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ascent",
     "base",
+    "class_statistics",
     "columns",
     "datasets",
     "features",

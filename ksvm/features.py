@@ -120,7 +120,34 @@ def _row_blocks(m, width):
     return (slice(start, min(start + rows, m)) for start in range(0, m, rows))
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _GaussianFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """What the two feature maps of the Gaussian kernel share: a ``transform`` that checks
+    ``X`` and fills the features a block of rows at a time.
+
+    A subclass says how wide a block of rows it works on (``_block_width``) and how it
+    fills one block of features (``_fill``).
+    """
+
+    def transform(self, X):
+        """The features of ``X`` (see the class), a block of rows at a time.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Phi : ndarray of shape (n_samples, n_components), float64
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Phi = np.empty((X.shape[0], self._n_features_out))
+        for rows in _row_blocks(X.shape[0], self._block_width(X.shape[1])):
+            self._fill(X[rows], Phi[rows])  # a view of Phi: filled in place
+        return Phi
+
+
+class RandomFourierFeatures(_GaussianFeatures):
     """Random Fourier features of the Gaussian kernel (Rahimi & Recht 2007).
 
     ``phi(x) = sqrt(2/D) cos(W'x + b)`` with the columns of ``W`` drawn from
@@ -204,32 +231,18 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         # the number of output features, which scikit-learn's get_feature_names_out reads
         return self.random_weights_.shape[1]
 
-    def transform(self, X):
-        """``sqrt(2/D) cos(XW + b)``, a block of rows at a time.
+    def _block_width(self, n_features):
+        return self.random_weights_.shape[1]
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Phi : ndarray of shape (n_samples, n_components), float64
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        W, b = self.random_weights_, self.random_offset_
-        scale = np.sqrt(2.0 / W.shape[1])
-        Phi = np.empty((X.shape[0], W.shape[1]))
-        for rows in _row_blocks(X.shape[0], W.shape[1]):
-            block = Phi[rows]  # a view: everything below is in place
-            np.matmul(X[rows], W, out=block)
-            block += b
-            np.cos(block, out=block)
-            block *= scale
-        return Phi
+    def _fill(self, X, out):
+        W = self.random_weights_
+        np.matmul(X, W, out=out)
+        out += self.random_offset_
+        np.cos(out, out=out)
+        out *= np.sqrt(2.0 / W.shape[1])
 
 
-class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class NystroemFeatures(_GaussianFeatures):
     """Nystroem features of the Gaussian kernel, or RSVM's reduced kernel.
 
     ``phi(x) = K(x, Abar') K_DD^{+1/2}`` (``whiten=True``, Williams & Seeger
@@ -359,25 +372,12 @@ class NystroemFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         # the number of output features, which scikit-learn's get_feature_names_out reads
         return self.components_.shape[0]
 
-    def transform(self, X):
-        """``K(X, Abar') K_DD^{+1/2}`` (or ``K(X, Abar')``), a block of rows at a time.
+    def _block_width(self, n_features):
+        return max(self.components_.shape[0], n_features)
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Phi : ndarray of shape (n_samples, n_components), float64
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        C, N = self.components_, self.normalization_
-        Phi = np.empty((X.shape[0], C.shape[0]))
-        for rows in _row_blocks(X.shape[0], max(C.shape[0], X.shape[1])):
-            K = rbf_kernel(X[rows], C, gamma=self.gamma_)
-            if N is None:
-                Phi[rows] = K
-            else:
-                np.matmul(K, N, out=Phi[rows])
-        return Phi
+    def _fill(self, X, out):
+        K = rbf_kernel(X, self.components_, gamma=self.gamma_)
+        if self.normalization_ is None:
+            out[...] = K
+        else:
+            np.matmul(K, self.normalization_, out=out)

@@ -62,7 +62,6 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import (
     check_gram_labels,
-    check_integer,
     check_positive,
     check_positive_integer,
     one_of,
@@ -251,7 +250,9 @@ def _setup(K, y, lam, tol, max_iter, default_max_iter):
     lam = check_positive(lam, "lam")
     require_psd(K, "Kernel logistic regression needs a PSD kernel for (9) to be convex.")
     tol = check_positive(tol, "tol")
-    max_iter = check_integer(default_max_iter if max_iter is None else max_iter, "max_iter")
+    max_iter = check_positive_integer(
+        default_max_iter if max_iter is None else max_iter, "max_iter"
+    )
     threshold = tol * max(1.0, rlr_loss_and_gradient(K, y_pm, lam, np.zeros(len(y_pm)), 0.0)[3])
     return K, y_pm, lam, threshold, max_iter
 
@@ -294,7 +295,7 @@ def rlr_gd(K, y, lam, tol=1e-6, max_iter=10000, step=None, return_history=False)
     lam : float > 0
     tol : float > 0, default=1e-6
         Relative gradient tolerance (see the module docstring).
-    max_iter : int or None, default=10000
+    max_iter : int >= 1 or None, default=10000
     step : float > 0 or None, default=None
         None means ``1 / rlr_lipschitz(K, lam)``, for which every step
         decreases (9) (the descent lemma).  A step above ``2 / L`` may diverge.
@@ -349,7 +350,7 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
     ----------
     K, y, lam, tol, return_history
         As in :func:`rlr_gd`.
-    max_iter : int or None, default=15000
+    max_iter : int >= 1 or None, default=15000
 
     Returns
     -------
@@ -415,7 +416,7 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
     ----------
     K, y, lam, tol, return_history
         As in :func:`rlr_gd`.
-    max_iter : int or None, default=100
+    max_iter : int >= 1 or None, default=100
 
     Returns
     -------

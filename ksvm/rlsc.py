@@ -302,7 +302,7 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
         Relative residual at which each of the two CG solves stops.  The error
         in ``c`` is at most about ``kappa * tol`` relative, with
         ``kappa = (lambda_max(K) + lam) / lam``.
-    max_iter : int or None, default=None
+    max_iter : int >= 1 or None, default=None
         None means ``10 n``.
     return_history : bool, default=False
         Keep the relative residuals per iteration in ``result.history``.
@@ -336,6 +336,7 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
     K, y_pm = check_gram_labels(K, y)
     lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
+    max_iter = optional(check_positive_integer)(max_iter, "max_iter")
     B = np.column_stack([y_pm, np.ones_like(y_pm)])
     try:
         out = conjugate_gradient(

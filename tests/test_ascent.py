@@ -8,7 +8,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ksvm import GradientAscentSVC, kernels, polynomial_map
-from ksvm.ascent import (
+from ksvm.ascent import weighted_ascent
+from ksvm.class_statistics import (
     class_biases,
     class_variability,
     class_variability_explicit,
@@ -18,7 +19,6 @@ from ksvm.ascent import (
     standard_bias,
     variability_bias,
     variability_index,
-    weighted_ascent,
 )
 from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state
 from ksvm.primal import is_linearly_separable

@@ -158,7 +158,7 @@ def test_the_nonlinear_lsvm_converges_on_the_checkerboard_at_nu_100():
 #: ksvm._validation holds the validators; ksvm.datasets only makes the test data.
 WORK_MODULES = ("ksvm.base", "ksvm.kernels", "ksvm.columns", "ksvm.mercer", "ksvm.linalg", "ksvm.smo",
                 "ksvm.lsvm", "ksvm.primal", "ksvm.features", "ksvm.rlsc", "ksvm.rlr", "ksvm.ascent",
-                "ksvm.nearest_mean")
+                "ksvm.class_statistics", "ksvm.nearest_mean")
 
 #: (estimator, hyper-parameters that pick the path, data): every path fit can take.
 SOLVER_PATHS = [

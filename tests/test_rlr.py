@@ -237,6 +237,15 @@ def test_bad_input():
         rlr_gd(np.eye(2), [-1, 1], 1.0, step=-1.0)
 
 
+@pytest.mark.parametrize("solver", [rlr_gd, rlr_lbfgs, rlr_newton])
+def test_max_iter_is_at_least_one_as_in_the_estimators_table(solver):
+    # the functions and KernelLogisticRegression validate max_iter alike
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1, got 0"):
+        solver(np.eye(2), [-1, 1], 1.0, max_iter=0)
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1, got 0"):
+        KernelLogisticRegression(max_iter=0).fit([[0.0], [1.0]], [0, 1])
+
+
 def test_no_warning_and_inputs_untouched(rng):
     X, y, K = _problem(rng)
     with warnings.catch_warnings():

@@ -145,6 +145,14 @@ def test_bad_lambda(lam):
         RLSClassifier(lam=lam).fit([[0.0], [1.0]], [0, 1])
 
 
+@pytest.mark.parametrize("max_iter", [0, -1, 2.5, "a"])
+def test_rlsc_cg_refuses_a_budget_the_estimators_table_refuses(max_iter):
+    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 1"):
+        rlsc_cg(np.eye(2), [-1, 1], 1.0, max_iter=max_iter)
+    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 1"):
+        RLSClassifier(solver="cg", max_iter=max_iter).fit([[0.0], [1.0]], [0, 1])
+
+
 def test_bad_labels_and_shapes():
     with pytest.raises(ValueError, match="exactly two classes"):
         rlsc_direct(np.eye(2), [1, 1], 1.0)

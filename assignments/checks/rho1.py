@@ -4,8 +4,8 @@ import numpy as np
 
 from assignments.checks import call, check, in_random_order, typename
 from assignments.checks import number as finite_number
-from ksvm.ascent import rho1 as reference_rho1
-from ksvm.ascent import rho1_explicit
+from ksvm.class_statistics import rho1 as reference_rho1
+from ksvm.class_statistics import rho1_explicit
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from ksvm.polynomial_map import polynomial_feature_map
 
@@ -47,7 +47,7 @@ def explicit_case(X, y, degree):
     Phi = polynomial_feature_map(X, degree=degree, coef0=1.0)
     expected = rho1_explicit(Phi, y)
     if not abs(reference_rho1(K, y) - expected) < 1e-9:
-        raise RuntimeError("ksvm.ascent.rho1 disagrees with the explicit features")
+        raise RuntimeError("ksvm.class_statistics.rho1 disagrees with the explicit features")
     where = (f"(kernel (x'z + 1)^{degree}, {int((y > 0).sum())} positive and {int((y < 0).sum())} "
              "negative examples)")
 
@@ -76,24 +76,24 @@ def explicit_case(X, y, degree):
 
 
 def reference_case(K, y, where):
-    """A case: rho1(K, y) against ksvm.ascent.rho1, with ``where`` said of it if they differ."""
+    """A case: rho1(K, y) against ksvm.class_statistics.rho1, with ``where`` said of it if they differ."""
     expected = reference_rho1(K, y)
 
     def judge(outcome):
         got = number(outcome.result, where)
         if not (abs(got - expected) <= 1e-9):
-            raise AssertionError(f"rho1 = {got:.6f}, expected {expected:.6f} ({where}, against ksvm.ascent.rho1)")
+            raise AssertionError(f"rho1 = {got:.6f}, expected {expected:.6f} ({where}, against ksvm.class_statistics.rho1)")
 
     return call(K, y), judge
 
 
-@check(1, "rho1 against ksvm.ascent.rho1 and against explicit feature vectors", "rho1")
+@check(1, "rho1 against ksvm.class_statistics.rho1 and against explicit feature vectors", "rho1")
 def check_1(rng):
     shapes = [(int(rng.integers(2, 6)), int(rng.integers(8, 20)), int(rng.integers(1, 4)), 1),
               (int(rng.integers(10, 30)), int(rng.integers(3, 8)), int(rng.integers(2, 4)), 2),
               (int(rng.integers(5, 15)), int(rng.integers(16, 25)), int(rng.integers(1, 3)), 3)]
     cases = [explicit_case(*two_classes(rng, m1, m2, d), degree) for m1, m2, d, degree in shapes]
-    # A kernel without explicit features: the Gaussian, against ksvm.ascent.rho1 only.
+    # A kernel without explicit features: the Gaussian, against ksvm.class_statistics.rho1 only.
     m1, m2 = int(rng.integers(5, 20)), int(rng.integers(5, 20))
     X, y = two_classes(rng, m1, m2, int(rng.integers(2, 5)))
     cases.append(reference_case(rbf_kernel(X, gamma=float(rng.uniform(0.1, 1.0))), y,
@@ -151,7 +151,7 @@ def centred(rng, r):
 
 def expect(rng, P, N, answer, why):
     """The case of check 3: rho1 on the classes P (positive) and N (negative), shuffled, must be
-    ``answer`` (None: that of ksvm.ascent.rho1)."""
+    ``answer`` (None: that of ksvm.class_statistics.rho1)."""
     X = np.vstack([P, N]).astype(float)
     y = np.r_[np.ones(len(P)), -np.ones(len(N))]
     p = rng.permutation(len(y))
@@ -159,7 +159,7 @@ def expect(rng, P, N, answer, why):
     if answer is None:
         answer = reference_rho1(K, y)
     elif not abs(reference_rho1(K, y) - answer) <= 1e-12:
-        raise RuntimeError(f"the check itself disagrees with ksvm.ascent.rho1 when {why}")
+        raise RuntimeError(f"the check itself disagrees with ksvm.class_statistics.rho1 when {why}")
 
     def judge(outcome):
         got = number(outcome.result, why)

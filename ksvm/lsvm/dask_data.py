@@ -21,7 +21,8 @@ from ..datasets import _check_chunk_seed, checkerboard_chunk, linear_large_chunk
 
 __all__ = ["make_chunked", "write_zarr", "read_zarr"]
 
-_CHUNKED = {"linear_large": linear_large_chunk, "checkerboard": checkerboard_chunk}
+#: The chunk function of each kind, a constant: a tuple, so that no caller can change it
+_CHUNKED = (("linear_large", linear_large_chunk), ("checkerboard", checkerboard_chunk))
 
 
 def make_chunked(kind, n_samples, *, chunk_size=1_000_000, seed=0, **options):
@@ -58,9 +59,10 @@ def make_chunked(kind, n_samples, *, chunk_size=1_000_000, seed=0, **options):
     >>> bool(np.array_equal(X.blocks[2].compute(), linear_large_chunk(2, 1000, 2500, 3)[0]))
     True
     """
-    if kind not in _CHUNKED:
-        raise ValueError(f"kind must be one of {sorted(_CHUNKED)}, got {kind!r}.")
-    chunk_function = _CHUNKED[kind]
+    chunk_functions = dict(_CHUNKED)
+    if kind not in chunk_functions:
+        raise ValueError(f"kind must be one of {sorted(chunk_functions)}, got {kind!r}.")
+    chunk_function = chunk_functions[kind]
     n_samples = check_integer(n_samples, "n_samples", 1)
     chunk_size = check_integer(chunk_size, "chunk_size", 1)
     seed = _check_chunk_seed(seed)
