@@ -26,6 +26,10 @@ from book_pdf import OFFLINE_CHROMIUM_FLAGS  # noqa: E402  (the PDF is printed b
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 
+# Every test here reads the built book, most of them through a browser: seconds each,
+# so `pytest -m "not slow"` leaves them out.
+pytestmark = pytest.mark.slow
+
 needs_build = pytest.mark.skipif(
     not (HTML / "index.html").exists(),
     reason="the book is not built; run README command one (jupyter-book build) first",

@@ -21,6 +21,7 @@ PDF = ROOT / "_build" / "html" / "ksvm-book.pdf"
 SHOTS = ROOT / "_build" / "screenshots" / "pdf"
 
 pytestmark = [
+    pytest.mark.slow,  # reads and renders a 19 MB PDF: left out by `pytest -m "not slow"`
     pytest.mark.skipif(
         not PDF.is_file(),
         reason="the PDF is not made; run README command one (it ends with tools/book_pdf.py)",
