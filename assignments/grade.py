@@ -49,7 +49,12 @@ from pathlib import Path
 import nbformat
 import numpy as np
 from IPython.core.alias import default_aliases
-from IPython.core.inputtransformer2 import HelpEnd, TransformerManager, assemble_continued_line, make_tokens_by_line
+from IPython.core.inputtransformer2 import (
+    HelpEnd,
+    TransformerManager,
+    assemble_continued_line,
+    make_tokens_by_line,
+)
 from IPython.core.splitinput import LineInfo
 
 import ksvm
@@ -68,7 +73,9 @@ def _ksvm_directories():
     """Every copy of ksvm that this environment can import: the one imported here, and the others
     that its finders know (an editable install may point to another checkout than this one)."""
     found = {Path(ksvm.__file__).resolve().parent}
-    searches = [(finder, None) for finder in sys.meta_path] + [(PathFinder, [entry]) for entry in sys.path]
+    searches = [(finder, None) for finder in sys.meta_path] + [
+        (PathFinder, [entry]) for entry in sys.path
+    ]
     for finder, path in searches:
         try:
             spec = finder.find_spec("ksvm", path)
@@ -83,16 +90,49 @@ def _ksvm_directories():
 # the grader, and the repository's history, which holds them all.  (The sandbox shows no part of
 # the repository; these are also refused by the worker's guard, which names them.)
 HIDDEN = (*_ksvm_directories(), HERE, HERE.parent / ".git")
-WITHOUT_ISOLATION = ("graded without isolation (--no-isolation): the submission ran as the grader's user, "
-                     "and could read what that user can")
+WITHOUT_ISOLATION = (
+    "graded without isolation (--no-isolation): the submission ran as the grader's user, "
+    "and could read what that user can"
+)
 # Line magics that run a shell command, with IPython's aliases (%ls, %cp, ...), which do too.
-SHELL_LINE_MAGICS = frozenset({"pip", "conda", "mamba", "micromamba", "uv", "system", "sx", "sc",
-                               "man", "less", "more", "clear"} | {name for name, _ in default_aliases()})
+SHELL_LINE_MAGICS = frozenset(
+    {
+        "pip",
+        "conda",
+        "mamba",
+        "micromamba",
+        "uv",
+        "system",
+        "sx",
+        "sc",
+        "man",
+        "less",
+        "more",
+        "clear",
+    }
+    | {name for name, _ in default_aliases()}
+)
 # Cell magics that hand their cell to a shell or another program; and those that run it as IPython code.
-SHELL_CELL_MAGICS = frozenset({"!", "system", "sx", "script", "sh", "bash", "perl", "ruby", "python", "python2",
-                               "python3", "pypy"})
+SHELL_CELL_MAGICS = frozenset(
+    {
+        "!",
+        "system",
+        "sx",
+        "script",
+        "sh",
+        "bash",
+        "perl",
+        "ruby",
+        "python",
+        "python2",
+        "python3",
+        "pypy",
+    }
+)
 CODE_CELL_MAGICS = frozenset({"capture", "time", "timeit"})
-MAX_SCANNED = 100_000  # characters of a cell searched for shell commands; a longer cell runs as it is
+MAX_SCANNED = (
+    100_000  # characters of a cell searched for shell commands; a longer cell runs as it is
+)
 MAX_SYNTAX = 100  # pieces of IPython syntax in one cell; with more, the cell runs as it is
 
 
@@ -155,18 +195,28 @@ def check_cells(nb, reference):
     notes : list of str
     """
     notes, places = [], {}
-    by_id = {cell.get("id"): i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and cell.get("id")}
+    by_id = {
+        cell.get("id"): i
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and cell.get("id")
+    }
     by_name = {check_name(cell): i for i, cell in enumerate(nb.cells) if is_check_cell(cell)}
     for ref in (cell for cell in reference.cells if is_check_cell(cell)):
         index = places[check_name(ref)] = by_id.get(ref.get("id"), by_name.get(check_name(ref)))
         if index is None:
-            notes.append(f"'{check_name(ref)}' was missing from the submission; "
-                         "the grader ran its own check after the last cell")
+            notes.append(
+                f"'{check_name(ref)}' was missing from the submission; "
+                "the grader ran its own check after the last cell"
+            )
         elif nb.cells[index].source != ref.source:
-            notes.append(f"'{check_name(ref)}' was edited in the submission; the grader ran its own check there")
+            notes.append(
+                f"'{check_name(ref)}' was edited in the submission; the grader ran its own check there"
+            )
     for i, cell in enumerate(nb.cells):
         if is_check_cell(cell) and i not in places.values():
-            notes.append(f"'{check_name(cell)}' is not a check of the assignment: run as an ordinary cell")
+            notes.append(
+                f"'{check_name(cell)}' is not a check of the assignment: run as an ordinary cell"
+            )
     return places, notes
 
 
@@ -177,7 +227,12 @@ def _indent(line):
 def _blanked(lines, start, end):
     """``lines`` with its lines ``start`` to ``end`` (included) made into ``pass``, at the indentation
     of the first, and blank lines: a block stays valid and every other line keeps its number."""
-    return lines[:start] + [_indent(lines[start]) + "pass\n"] + ["\n"] * (end - start) + lines[end + 1:]
+    return (
+        lines[:start]
+        + [_indent(lines[start]) + "pass\n"]
+        + ["\n"] * (end - start)
+        + lines[end + 1 :]
+    )
 
 
 def without_shell_commands(source, depth=0):
@@ -218,7 +273,9 @@ def _without_shell_commands(source, depth):
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"  # as IPython does
     work = lines
-    for transform in manager.cleanup_transforms:  # blank lines first, indentation, prompts: as IPython does
+    for (
+        transform
+    ) in manager.cleanup_transforms:  # blank lines first, indentation, prompts: as IPython does
         work = transform(work)
     work = list(work)
     skip = len(lines) - len(work)  # the blank lines at the top, which IPython drops
@@ -228,8 +285,8 @@ def _without_shell_commands(source, depth):
         if magic in SHELL_CELL_MAGICS:
             return "pass\n", [lines[skip].strip()]
         if magic in CODE_CELL_MAGICS:
-            body, commands = without_shell_commands("".join(lines[skip + 1:]), depth + 1)
-            return ("".join(lines[:skip + 1]) + body, commands) if commands else (source, [])
+            body, commands = without_shell_commands("".join(lines[skip + 1 :]), depth + 1)
+            return ("".join(lines[: skip + 1]) + body, commands) if commands else (source, [])
         return source, []
 
     out, commands, found = list(lines), [], False
@@ -249,19 +306,24 @@ def _without_shell_commands(source, depth):
         end = start + len(work) - len(transformed)  # a command continued with backslashes is one
         text = assemble_continued_line(work, (start, candidate.start_col), end)
         shell = not isinstance(candidate, HelpEnd) and (
-            text.startswith("!") or text.startswith("%") and text[1:].partition(" ")[0] in SHELL_LINE_MAGICS)
+            text.startswith("!")
+            or (text.startswith("%") and text[1:].partition(" ")[0] in SHELL_LINE_MAGICS)
+        )
         work = _blanked(work, start, end)  # to find the next piece of IPython syntax after this one
         if shell:
-            commands.append(" ".join(line.strip() for line in out[skip + start:skip + end + 1]))
+            commands.append(" ".join(line.strip() for line in out[skip + start : skip + end + 1]))
             out = _blanked(out, skip + start, skip + end)
     else:
         return source, []
 
-    if not found and len("".join(work).splitlines()) == 1:  # IPython's automagic: `pip install numpy`
+    if (
+        not found and len("".join(work).splitlines()) == 1
+    ):  # IPython's automagic: `pip install numpy`
         line = work[0].strip()
         info = LineInfo(line)
-        if info.ifun in SHELL_LINE_MAGICS and (not info.the_rest or info.the_rest.startswith("-")
-                                               or not _is_python(line)):
+        if info.ifun in SHELL_LINE_MAGICS and (
+            not info.the_rest or info.the_rest.startswith("-") or not _is_python(line)
+        ):
             commands.append(line)
             out = _blanked(out, skip, len(out) - 1)
     return ("".join(out), commands) if commands else (source, [])
@@ -279,11 +341,19 @@ def run_check(check, worker, rng, timeout):
     """One check, its calls made by ``worker``, decided here."""
 
     def invoke(request):
-        answer = worker.call(check.function, request.args, request.kwargs, memory=request.memory,
-                             what=f"{check.name.split(':')[0]}, a call of {check.function}")
+        answer = worker.call(
+            check.function,
+            request.args,
+            request.kwargs,
+            memory=request.memory,
+            what=f"{check.name.split(':')[0]}, a call of {check.function}",
+        )
         if answer.interrupted:
-            return Outcome(check.function, raised=("TimeoutError",),
-                           message=f"{check.function} was interrupted after the timeout of {timeout:g} s")
+            return Outcome(
+                check.function,
+                raised=("TimeoutError",),
+                message=f"{check.function} was interrupted after the timeout of {timeout:g} s",
+            )
         return Outcome.from_reply(check.function, answer.reply)
 
     try:
@@ -294,7 +364,9 @@ def run_check(check, worker, rng, timeout):
         return CheckResult(check.name, False, short_text(f"{exc.name}: {exc.message}"))
     except (Stopped, KeyboardInterrupt):
         raise
-    except Exception as exc:  # the result had a form the check could not use (an array of the wrong shape, ...)
+    except (
+        Exception
+    ) as exc:  # the result had a form the check could not use (an array of the wrong shape, ...)
         return CheckResult(check.name, False, short_text(f"{type(exc).__name__}: {exc}"))
     return CheckResult(check.name, True)
 
@@ -331,7 +403,9 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
     module = for_assignment(name) if name else None
     result = GradeResult(path=str(path), assignment=name or "", isolated=bool(isolate))
     if module is None:
-        result.notes.append(f"unknown assignment {name!r}: name it with --assignment, one of {', '.join(MODULES)}")
+        result.notes.append(
+            f"unknown assignment {name!r}: name it with --assignment, one of {', '.join(MODULES)}"
+        )
         return result
     reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
     places, result.notes = check_cells(nb, reference)
@@ -350,20 +424,26 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
     try:
         worker.start()
         for index, cell in enumerate(nb.cells):
-            if index in places.values():  # a check cell: the grader's checks run in its place, not its code
+            if (
+                index in places.values()
+            ):  # a check cell: the grader's checks run in its place, not its code
                 run_checks(index)
                 continue
             if cell.cell_type != "code":
                 continue
             source, commands = without_shell_commands(cell.source)
             for command in commands:
-                result.notes.append(f"cell {index}: the shell command `{command[:200]}` was skipped: "
-                                    "the grader runs no shell commands")
+                result.notes.append(
+                    f"cell {index}: the shell command `{command[:200]}` was skipped: "
+                    "the grader runs no shell commands"
+                )
             answer = worker.cell(source, what=f"cell {index}")
             where = f"cell {index} (not a check, id {cell.get('id', '?')})"
             error = answer.reply.get("error") or answer.reply.get("raised")
             if answer.interrupted:
-                result.notes.append(f"{where} was interrupted after the timeout of {limits.timeout:g} s")
+                result.notes.append(
+                    f"{where} was interrupted after the timeout of {limits.timeout:g} s"
+                )
             elif error is not None:
                 try:
                     names, message = read_exception(error)
@@ -378,8 +458,10 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
         stopped += worker.close()
     if stopped:
         result.notes += [f"the submission was stopped: {reason}" for reason in stopped]
-        result.checks = [CheckResult(check.name, False, f"not graded, the submission was stopped: {stopped[0]}")
-                         for check in module.CHECKS]
+        result.checks = [
+            CheckResult(check.name, False, f"not graded, the submission was stopped: {stopped[0]}")
+            for check in module.CHECKS
+        ]
     return result
 
 
@@ -387,11 +469,17 @@ def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True):
     """Read the submission at ``path`` (never written) and grade it."""
     path = Path(path)
     if path.stat().st_size > MAX_NOTEBOOK:
-        return GradeResult(str(path), assignment or "", notes=[f"not graded: larger than {MAX_NOTEBOOK >> 20} MB"])
+        return GradeResult(
+            str(path), assignment or "", notes=[f"not graded: larger than {MAX_NOTEBOOK >> 20} MB"]
+        )
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # not JSON, not a notebook
-        return GradeResult(str(path), assignment or "", notes=[f"not graded: not a notebook ({type(exc).__name__})"])
+        return GradeResult(
+            str(path),
+            assignment or "",
+            notes=[f"not graded: not a notebook ({type(exc).__name__})"],
+        )
     return grade_notebook(nb, assignment, limits=limits, path=str(path), rng=rng, isolate=isolate)
 
 
@@ -399,7 +487,9 @@ def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True):
 # (bidi controls such as U+202E, zero-width ones such as U+200B), the line and paragraph separators,
 # surrogates and unassigned code points.
 ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
-CONTINUED = "\n        | "  # how a line after the first of a text goes on, under the grader's own text
+CONTINUED = (
+    "\n        | "  # how a line after the first of a text goes on, under the grader's own text
+)
 
 
 def shown(text):
@@ -416,7 +506,13 @@ def shown(text):
             out.append(CONTINUED)
         elif unicodedata.category(ch) in ESCAPED:
             code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+            out.append(
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
         else:
             out.append(ch)
     return "".join(out)
@@ -438,47 +534,84 @@ def format_result(result):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("submissions", nargs="+", type=Path, help="notebooks to grade")
-    parser.add_argument("--assignment", choices=sorted(MODULES),
-                        help="the assignment (default: from each notebook's metadata or file name)")
+    parser.add_argument(
+        "--assignment",
+        choices=sorted(MODULES),
+        help="the assignment (default: from each notebook's metadata or file name)",
+    )
     defaults = Limits()
-    parser.add_argument("--timeout", type=float, default=defaults.timeout,
-                        help="seconds for one cell or one call (default: %(default)s)")
-    parser.add_argument("--time-limit", type=float, default=defaults.time,
-                        help="seconds for a whole submission (default: %(default)s)")
-    parser.add_argument("--memory", type=int, default=defaults.memory,
-                        help="MB of address space for a submission (default: %(default)s)")
-    parser.add_argument("--max-output", type=float, default=defaults.output,
-                        help="MB that a submission may print (default: %(default)s)")
-    parser.add_argument("--seed", type=int, help="draw the checks' inputs from this seed (default: fresh)")
-    parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default: 1)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=defaults.timeout,
+        help="seconds for one cell or one call (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=defaults.time,
+        help="seconds for a whole submission (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=defaults.memory,
+        help="MB of address space for a submission (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-output",
+        type=float,
+        default=defaults.output,
+        help="MB that a submission may print (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="draw the checks' inputs from this seed (default: fresh)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="submissions graded at once (default: 1)"
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
-    parser.add_argument("--no-isolation", action="store_true",
-                        help="grade without a sandbox where none can be made; every report says so")
+    parser.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="grade without a sandbox where none can be made; every report says so",
+    )
     args = parser.parse_args(argv)
 
     for path in args.submissions:
         if not path.is_file():
             parser.error(f"{path}: no such file")
-    limits = Limits(timeout=args.timeout, time=args.time_limit, memory=args.memory, output=args.max_output)
+    limits = Limits(
+        timeout=args.timeout, time=args.time_limit, memory=args.memory, output=args.max_output
+    )
 
     def grade(path):
         rng = None if args.seed is None else np.random.default_rng(args.seed)
-        return grade_file(path, args.assignment, limits=limits, rng=rng, isolate=not args.no_isolation)
+        return grade_file(
+            path, args.assignment, limits=limits, rng=rng, isolate=not args.no_isolation
+        )
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             results = list(pool.map(grade, args.submissions))
     except SandboxUnavailable as exc:
-        print(f"grade.py: {exc}.\nNothing was graded. Install bubblewrap or allow user namespaces, or run with "
-              "--no-isolation to grade without a sandbox (each report will say so).", file=sys.stderr)
+        print(
+            f"grade.py: {exc}.\nNothing was graded. Install bubblewrap or allow user namespaces, or run with "
+            "--no-isolation to grade without a sandbox (each report will say so).",
+            file=sys.stderr,
+        )
         return 2
     for result in results:
         print(format_result(result))
     if len(results) > 1:
-        print(f"total: {sum(r.score for r in results)}/{sum(r.total for r in results)} checks passed "
-              f"in {len(results)} notebooks")
+        print(
+            f"total: {sum(r.score for r in results)}/{sum(r.total for r in results)} checks passed "
+            f"in {len(results)} notebooks"
+        )
     if args.json:
-        args.json.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(
+            json.dumps([r.as_dict() for r in results], indent=2) + "\n", encoding="utf-8"
+        )
     return 0
 
 

@@ -153,7 +153,9 @@ def student_notebook(solution, name="notebook"):
         if cell.cell_type in ("code", "markdown"):
             source, found = clear_solutions(cell.source, cell.cell_type, where)
             if found and is_check_cell(cell):
-                raise MarkerError(f"{where} is a check cell with solution markers; checks must stay visible")
+                raise MarkerError(
+                    f"{where} is a check cell with solution markers; checks must stay visible"
+                )
             cell.source = source
             n_regions += found
         if cell.cell_type == "code":
@@ -161,9 +163,13 @@ def student_notebook(solution, name="notebook"):
             cell.execution_count = None
         cell.get("metadata", {}).pop("execution", None)  # timings recorded by nbclient
     if n_regions == 0:
-        raise MarkerError(f"{name}: no {BEGIN!r} region, so the student version would hold the solution")
+        raise MarkerError(
+            f"{name}: no {BEGIN!r} region, so the student version would hold the solution"
+        )
     if not any(is_check_cell(cell) for cell in nb.cells):
-        raise MarkerError(f"{name}: no cell tagged {CHECK_TAG!r}, so nothing checks the student's work")
+        raise MarkerError(
+            f"{name}: no cell tagged {CHECK_TAG!r}, so nothing checks the student's work"
+        )
     nbformat.validate(nb)
     return nb
 
@@ -177,8 +183,11 @@ def student_text(solution_path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if a stored student version differs from the generated one")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if a stored student version differs from the generated one",
+    )
     parser.add_argument("--solutions", type=Path, default=SOLUTIONS, help="default: %(default)s")
     parser.add_argument("--student", type=Path, default=STUDENT, help="default: %(default)s")
     args = parser.parse_args(argv)
@@ -209,8 +218,11 @@ def main(argv=None):
         print(f"{path} has no solution notebook in {args.solutions}; remove it", file=sys.stderr)
     if args.check:
         for target in stale:
-            print(f"{target} is not what {Path(__file__).name} generates from its solution; "
-                  f"run python {Path(__file__).name} and commit the result", file=sys.stderr)
+            print(
+                f"{target} is not what {Path(__file__).name} generates from its solution; "
+                f"run python {Path(__file__).name} and commit the result",
+                file=sys.stderr,
+            )
         if stale or orphans:
             return 1
         print(f"{len(solutions)} student notebooks are up to date")

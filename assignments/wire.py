@@ -42,9 +42,12 @@ class Opaque:
     def _refuse(self, *args, **kwargs):
         raise AssertionError(
             f"the function returned a {self.typename} ({self!r}), which the checks cannot read: "
-            "return numpy arrays, numbers and tuples of them")
+            "return numpy arrays, numbers and tuples of them"
+        )
 
-    __array__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __getitem__ = _refuse
+    __array__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __getitem__ = (
+        _refuse
+    )
 
 
 def typename(value):
@@ -191,7 +194,12 @@ def decode(obj, depth=0):
             return dtype.type(item)
         except (OverflowError, ValueError, TypeError) as exc:
             raise WireError(f"{item!r} is not a {dtype}") from exc
-    if key in ("tuple", "list") and not rest and isinstance(value, list) and len(value) <= MAX_ITEMS:
+    if (
+        key in ("tuple", "list")
+        and not rest
+        and isinstance(value, list)
+        and len(value) <= MAX_ITEMS
+    ):
         items = [decode(item, depth + 1) for item in value]
         return tuple(items) if key == "tuple" else items
     if key == "other" and isinstance(value, str) and (not rest or rest[0][0] == "repr"):
@@ -214,7 +222,9 @@ def read_exception(obj):
     if not isinstance(obj, dict) or set(obj) != {"names", "message"}:
         raise WireError("an exception must come as {'names': [...], 'message': '...'}")
     names, message = obj["names"], obj["message"]
-    if not (isinstance(names, list) and 1 <= len(names) <= 20 and all(isinstance(n, str) for n in names)):
+    if not (
+        isinstance(names, list) and 1 <= len(names) <= 20 and all(isinstance(n, str) for n in names)
+    ):
         raise WireError("an exception's class names must be a list of strings")
     if not isinstance(message, str):
         raise WireError("an exception's message must be a string")

@@ -44,7 +44,9 @@ VIOLATION_STATUS = 86  # the exit status after the guard stopped the submission
 
 def _load_wire():
     """The wire module, from beside this file (the assignments package is not importable here)."""
-    spec = importlib.util.spec_from_file_location("ksvm_grader_wire", os.path.join(os.path.dirname(__file__), "wire.py"))
+    spec = importlib.util.spec_from_file_location(
+        "ksvm_grader_wire", os.path.join(os.path.dirname(__file__), "wire.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -58,20 +60,47 @@ class _RefuseKsvm:
         if name == "ksvm" or name.startswith("ksvm."):
             raise ModuleNotFoundError(
                 f"No module named {name!r}: ksvm cannot be used while the grader runs a submission; "
-                "the graded functions must be written with numpy", name=name)
+                "the graded functions must be written with numpy",
+                name=name,
+            )
         return None
 
 
-_PROCESS_EVENTS = frozenset({
-    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
-    "subprocess.Popen", "pty.spawn", "os.startfile",
-})
+_PROCESS_EVENTS = frozenset(
+    {
+        "os.fork",
+        "os.forkpty",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.exec",
+        "os.system",
+        "subprocess.Popen",
+        "pty.spawn",
+        "os.startfile",
+    }
+)
 # Events whose arguments include paths that the submission changes: each must be in the work directory.
-_PATH_EVENTS = frozenset({
-    "os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.link", "os.chmod", "os.chown",
-    "os.truncate", "os.utime", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr",
-    "os.mkfifo", "os.mknod", "shutil.rmtree", "sqlite3.connect",
-})
+_PATH_EVENTS = frozenset(
+    {
+        "os.rename",
+        "os.remove",
+        "os.rmdir",
+        "os.mkdir",
+        "os.link",
+        "os.chmod",
+        "os.chown",
+        "os.truncate",
+        "os.utime",
+        "os.chflags",
+        "os.lchflags",
+        "os.setxattr",
+        "os.removexattr",
+        "os.mkfifo",
+        "os.mknod",
+        "shutil.rmtree",
+        "sqlite3.connect",
+    }
+)
 _NETWORK_EVENTS = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg"})
 _NATIVE_EVENTS = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"})
 _GUARD_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
@@ -94,16 +123,41 @@ def install_guard(workdir, hidden, report_fd):
     """
     workdir = os.path.realpath(workdir)
 
-    def guard(event, args,
-              _workdir=workdir + os.sep, _hidden=tuple(os.path.realpath(h) + os.sep for h in hidden),
-              _pid=os.getpid(), _process=_PROCESS_EVENTS, _paths=_PATH_EVENTS, _network=_NETWORK_EVENTS,
-              _native=_NATIVE_EVENTS, _attributes=_GUARD_ATTRIBUTES, _getrlimit=resource.getrlimit,
-              _infinity=resource.RLIM_INFINITY,
-              _write_flags=os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC,
-              _realpath=os.path.realpath, _join=os.path.join, _getcwd=os.getcwd, _isdir=os.path.isdir,
-              _fsdecode=os.fsdecode, _isinstance=isinstance, _len=len, _int=int, _str=str, _bytes=bytes, _pathlike=os.PathLike,
-              _getattr=getattr, _frame=sys._getframe, _dumps=json.dumps, _write=os.write, _exit=os._exit,
-              _fd=report_fd, _status=VIOLATION_STATUS, _null=os.devnull):
+    def guard(
+        event,
+        args,
+        _workdir=workdir + os.sep,
+        # bound once, when the guard is installed, like every name below
+        _hidden=tuple(os.path.realpath(h) + os.sep for h in hidden),  # noqa: B008
+        _pid=os.getpid(),  # noqa: B008
+        _process=_PROCESS_EVENTS,
+        _paths=_PATH_EVENTS,
+        _network=_NETWORK_EVENTS,
+        _native=_NATIVE_EVENTS,
+        _attributes=_GUARD_ATTRIBUTES,
+        _getrlimit=resource.getrlimit,
+        _infinity=resource.RLIM_INFINITY,
+        _write_flags=os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC,
+        _realpath=os.path.realpath,
+        _join=os.path.join,
+        _getcwd=os.getcwd,
+        _isdir=os.path.isdir,
+        _fsdecode=os.fsdecode,
+        _isinstance=isinstance,
+        _len=len,
+        _int=int,
+        _str=str,
+        _bytes=bytes,
+        _pathlike=os.PathLike,
+        _getattr=getattr,
+        _frame=sys._getframe,
+        _dumps=json.dumps,
+        _write=os.write,
+        _exit=os._exit,
+        _fd=report_fd,
+        _status=VIOLATION_STATUS,
+        _null=os.devnull,
+    ):
 
         def stop(reason):
             try:
@@ -162,9 +216,12 @@ def install_guard(workdir, hidden, report_fd):
                 new, current = limits[1], _getrlimit(which)[1]
                 if current != _infinity and (new == _infinity or new > current):
                     stop(f"it tried to raise a hard resource limit ({event})")
-        elif event == "object.__setattr__" or event == "object.__delattr__":
-            if args[1] in _attributes and _getattr(args[0], "__code__", None) is _frame(0).f_code:
-                stop("it tried to change the grader's guard")
+        elif (
+            event in ("object.__setattr__", "object.__delattr__")
+            and args[1] in _attributes
+            and _getattr(args[0], "__code__", None) is _frame(0).f_code
+        ):
+            stop("it tried to change the grader's guard")
 
     sys.addaudithook(guard)
 
@@ -187,21 +244,80 @@ def set_limits(memory, cpu, file_size):
 # allowed for threads only, clone3 answers ENOSYS so that the C library falls back to clone),
 # and what could reach beyond the process (tracing, namespaces, mounts, keys, BPF, io_uring, ...).
 _SYSCALLS = {
-    "x86_64": dict(audit_arch=0xC000003E, seccomp=317, clone=56, refused=dict(
-        fork=57, vfork=58, execve=59, execveat=322, ptrace=101, process_vm_readv=310, process_vm_writev=311,
-        unshare=272, setns=308, mount=165, umount2=166, pivot_root=155, chroot=161, keyctl=250, add_key=248,
-        request_key=249, bpf=321, perf_event_open=298, userfaultfd=323, open_by_handle_at=304,
-        name_to_handle_at=303, kexec_load=246, personality=135)),
-    "aarch64": dict(audit_arch=0xC00000B7, seccomp=277, clone=220, refused=dict(
-        execve=221, execveat=281, ptrace=117, process_vm_readv=270, process_vm_writev=271, unshare=97,
-        setns=268, mount=40, umount2=39, pivot_root=41, chroot=51, keyctl=219, add_key=217, request_key=218,
-        bpf=280, perf_event_open=241, userfaultfd=282, open_by_handle_at=265, name_to_handle_at=264,
-        kexec_load=104, personality=92)),
+    "x86_64": dict(
+        audit_arch=0xC000003E,
+        seccomp=317,
+        clone=56,
+        refused=dict(
+            fork=57,
+            vfork=58,
+            execve=59,
+            execveat=322,
+            ptrace=101,
+            process_vm_readv=310,
+            process_vm_writev=311,
+            unshare=272,
+            setns=308,
+            mount=165,
+            umount2=166,
+            pivot_root=155,
+            chroot=161,
+            keyctl=250,
+            add_key=248,
+            request_key=249,
+            bpf=321,
+            perf_event_open=298,
+            userfaultfd=323,
+            open_by_handle_at=304,
+            name_to_handle_at=303,
+            kexec_load=246,
+            personality=135,
+        ),
+    ),
+    "aarch64": dict(
+        audit_arch=0xC00000B7,
+        seccomp=277,
+        clone=220,
+        refused=dict(
+            execve=221,
+            execveat=281,
+            ptrace=117,
+            process_vm_readv=270,
+            process_vm_writev=271,
+            unshare=97,
+            setns=268,
+            mount=40,
+            umount2=39,
+            pivot_root=41,
+            chroot=51,
+            keyctl=219,
+            add_key=217,
+            request_key=218,
+            bpf=280,
+            perf_event_open=241,
+            userfaultfd=282,
+            open_by_handle_at=265,
+            name_to_handle_at=264,
+            kexec_load=104,
+            personality=92,
+        ),
+    ),
 }
 _COMMON_SYSCALLS = dict(  # the same numbers on both machines
-    io_uring_setup=425, io_uring_enter=426, io_uring_register=427, pidfd_send_signal=424, pidfd_open=434,
-    pidfd_getfd=438, open_tree=428, move_mount=429, fsopen=430, fsconfig=431, fsmount=432, fspick=433,
-    mount_setattr=442)
+    io_uring_setup=425,
+    io_uring_enter=426,
+    io_uring_register=427,
+    pidfd_send_signal=424,
+    pidfd_open=434,
+    pidfd_getfd=438,
+    open_tree=428,
+    move_mount=429,
+    fsopen=430,
+    fsconfig=431,
+    fsmount=432,
+    fspick=433,
+    mount_setattr=442,
+)
 
 
 def seccomp_program(machine):
@@ -215,12 +331,22 @@ def seccomp_program(machine):
     load, jump_equal, jump_above_equal, jump_set, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, kill = 0x7FFF0000, 0x80000000
     refuse, absent = 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
-    program = [(load, 0, 0, 4), (jump_equal, 1, 0, table["audit_arch"]), (ret, 0, 0, kill), (load, 0, 0, 0)]
+    program = [
+        (load, 0, 0, 4),
+        (jump_equal, 1, 0, table["audit_arch"]),
+        (ret, 0, 0, kill),
+        (load, 0, 0, 0),
+    ]
     if machine == "x86_64":
         program += [(jump_above_equal, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # the x32 system calls
     clone_thread = 0x00010000
-    program += [(jump_equal, 0, 4, table["clone"]), (load, 0, 0, 16), (jump_set, 0, 1, clone_thread),
-                (ret, 0, 0, allow), (ret, 0, 0, refuse)]
+    program += [
+        (jump_equal, 0, 4, table["clone"]),
+        (load, 0, 0, 16),
+        (jump_set, 0, 1, clone_thread),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, refuse),
+    ]
     program += [(jump_equal, 0, 1, 435), (ret, 0, 0, absent)]  # clone3
     for number in [*table["refused"].values(), *_COMMON_SYSCALLS.values()]:
         program += [(jump_equal, 0, 1, number), (ret, 0, 0, refuse)]
@@ -269,12 +395,20 @@ def _call(function, args, kwargs, memory):
 
 def main(argv=None):
     parser = argparse.ArgumentParser()
-    parser.add_argument("--limits", type=int, nargs=3, required=True, metavar=("AS", "CPU", "FSIZE"),
-                        help="bytes of address space, seconds of CPU, bytes per file")
+    parser.add_argument(
+        "--limits",
+        type=int,
+        nargs=3,
+        required=True,
+        metavar=("AS", "CPU", "FSIZE"),
+        help="bytes of address space, seconds of CPU, bytes per file",
+    )
     parser.add_argument("--fontlist", help="matplotlib's font cache, copied into MPLCONFIGDIR")
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--site", nargs="*", default=[], help="directories of installed packages")
-    parser.add_argument("--hide", nargs="*", default=[], help="directories the submission may not read")
+    parser.add_argument(
+        "--hide", nargs="*", default=[], help="directories the submission may not read"
+    )
     parser.add_argument("--command-fd", type=int, required=True)
     parser.add_argument("--reply-fd", type=int, required=True)
     args = parser.parse_args(argv)
@@ -287,7 +421,10 @@ def main(argv=None):
         folder = os.environ.get("MPLCONFIGDIR")
         if folder:
             os.makedirs(folder, exist_ok=True)
-            with open(args.fontlist, "rb") as source, open(os.path.join(folder, os.path.basename(args.fontlist)), "wb") as copy:
+            with (
+                open(args.fontlist, "rb") as source,
+                open(os.path.join(folder, os.path.basename(args.fontlist)), "wb") as copy,
+            ):
                 copy.write(source.read())
 
     sys.path.extend(args.site)
@@ -314,7 +451,7 @@ def main(argv=None):
     def reply(message):
         data = (json.dumps(message) + "\n").encode()
         while data:
-            data = data[os.write(reply_fd, data):]
+            data = data[os.write(reply_fd, data) :]
 
     sys.meta_path.insert(0, _RefuseKsvm)
     forbid_processes()
@@ -331,7 +468,10 @@ def main(argv=None):
             if request["op"] == "cell":
                 result = shell.run_cell(request["source"], store_history=False)
                 error = result.error_before_exec or result.error_in_exec
-                answer = {"seq": seq, "error": wire.describe_exception(error) if error is not None else None}
+                answer = {
+                    "seq": seq,
+                    "error": wire.describe_exception(error) if error is not None else None,
+                }
             elif request["op"] == "call":
                 try:
                     function = shell.user_ns[request["function"]]
@@ -343,7 +483,9 @@ def main(argv=None):
                 answer = {"seq": seq, "value": wire.encode(returned)}
             else:
                 break
-        except BaseException as exc:  # the submission's error, an interrupt, SystemExit: all are answers
+        except (
+            BaseException
+        ) as exc:  # the submission's error, an interrupt, SystemExit: all are answers
             answer = {"seq": seq, "raised": wire.describe_exception(exc)}
         try:
             sys.stdout.flush()

@@ -45,7 +45,8 @@ def blas_setting():
     """One line: each BLAS library loaded, its kernels and its thread count."""
     return "; ".join(
         f"{info['internal_api']} {info.get('architecture', '?')} x {info['num_threads']} threads"
-        for info in threadpool_info() if info["user_api"] == "blas"
+        for info in threadpool_info()
+        if info["user_api"] == "blas"
     )
 
 

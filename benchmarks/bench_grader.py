@@ -33,11 +33,27 @@ def run(tree, folder, jobs):
     """Wall seconds of one grading of every notebook in ``folder``."""
     files = sorted(str(p) for p in folder.glob("*.ipynb"))
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "assignments/grade.py", *files, "--jobs", str(jobs),
-                           "--json", str(folder / "grades.json")],
-                          cwd=tree, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(tree), "OPENBLAS_NUM_THREADS": "1",
-                               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "assignments/grade.py",
+            *files,
+            "--jobs",
+            str(jobs),
+            "--json",
+            str(folder / "grades.json"),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(tree),
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+        },
+    )
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(done.stdout + done.stderr)
@@ -49,8 +65,12 @@ def run(tree, folder, jobs):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trees", type=Path, nargs="+", default=[ROOT], help="the checkouts whose graders run")
-    parser.add_argument("--copies", type=int, default=10, help="copies of each solution (default: 10)")
+    parser.add_argument(
+        "--trees", type=Path, nargs="+", default=[ROOT], help="the checkouts whose graders run"
+    )
+    parser.add_argument(
+        "--copies", type=int, default=10, help="copies of each solution (default: 10)"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the results here")
@@ -61,14 +81,28 @@ def main(argv=None):
             folder = Path(folder)
             for name in NAMES:
                 for copy in range(args.copies):
-                    shutil.copy(tree / "assignments" / "solutions" / f"{name}.ipynb", folder / f"{name}-{copy:02d}.ipynb")
+                    shutil.copy(
+                        tree / "assignments" / "solutions" / f"{name}.ipynb",
+                        folder / f"{name}-{copy:02d}.ipynb",
+                    )
             wall = min(run(tree, folder, args.jobs) for _ in range(args.repeat))
         count = args.copies * len(NAMES)
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True)
-        results.append(dict(tree=str(tree), commit=commit.stdout.strip() or None, submissions=count, jobs=args.jobs, repeat=args.repeat,
-                            wall_s=round(wall, 2), wall_per_submission_s=round(wall / count, 3),
-                            ratio_to_first=round(wall / results[0]["wall_s"], 2) if results else 1.0,
-                            blas_threads=1))
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
+        )
+        results.append(
+            dict(
+                tree=str(tree),
+                commit=commit.stdout.strip() or None,
+                submissions=count,
+                jobs=args.jobs,
+                repeat=args.repeat,
+                wall_s=round(wall, 2),
+                wall_per_submission_s=round(wall / count, 3),
+                ratio_to_first=round(wall / results[0]["wall_s"], 2) if results else 1.0,
+                blas_threads=1,
+            )
+        )
         print(json.dumps(results[-1]))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")

@@ -21,7 +21,11 @@ from ksvm import kernels
 
 PAIRS = {
     "linear": (kernels.linear_kernel, pairwise.linear_kernel, {}),
-    "poly": (kernels.polynomial_kernel, pairwise.polynomial_kernel, {"degree": 3, "gamma": 0.1, "coef0": 1.0}),
+    "poly": (
+        kernels.polynomial_kernel,
+        pairwise.polynomial_kernel,
+        {"degree": 3, "gamma": 0.1, "coef0": 1.0},
+    ),
     "rbf": (kernels.rbf_kernel, pairwise.rbf_kernel, {"gamma": 0.1}),
     "sigmoid": (kernels.sigmoid_kernel, pairwise.sigmoid_kernel, {"gamma": 0.01, "coef0": 0.5}),
 }
@@ -39,7 +43,9 @@ def main():
         for name, (ours, theirs, params) in PAIRS.items():
             t_ours = best_of(args.repeat, lambda: ours(X, **params))[0]
             t_theirs = best_of(args.repeat, lambda: theirs(X, **params))[0]
-            print(f"{name:8} {n:6d} {d:4d} {1e3 * t_ours:10.1f} {1e3 * t_theirs:13.1f} {t_ours / t_theirs:6.2f}")
+            print(
+                f"{name:8} {n:6d} {d:4d} {1e3 * t_ours:10.1f} {1e3 * t_theirs:13.1f} {t_ours / t_theirs:6.2f}"
+            )
     blocks(rng, args.repeat)
 
 

@@ -73,7 +73,10 @@ def run_linear(solver, m, nu_times_m, seed, threads=1, repeat=3):
             clf = LagrangianSVC(nu=nu).fit(X, y)
             return clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)
         clf = LinearSVC(
-            C=nu / 2, loss="squared_hinge", dual=(solver == "liblinear-dual"), tol=1e-5,
+            C=nu / 2,
+            loss="squared_hinge",
+            dual=(solver == "liblinear-dual"),
+            tol=1e-5,
             max_iter=10000,
         ).fit(X, y)
         return clf.coef_[0], clf.intercept_[0], int(clf.n_iter_)
@@ -84,9 +87,16 @@ def run_linear(solver, m, nu_times_m, seed, threads=1, repeat=3):
     peak = peak_rss_bytes()
     accuracy = float(np.mean(np.where(X_test @ w + b >= 0, 1, -1) == y_test))
     return {
-        "solver": solver, "m": m, "seconds": seconds, "iterations": it, "accuracy": accuracy,
-        "data_bytes": X.nbytes + y.nbytes, "peak_bytes": peak - before, "repeat": repeat,
-        "blas": blas, "plane": [float(v) for v in np.append(w, b)],
+        "solver": solver,
+        "m": m,
+        "seconds": seconds,
+        "iterations": it,
+        "accuracy": accuracy,
+        "data_bytes": X.nbytes + y.nbytes,
+        "peak_bytes": peak - before,
+        "repeat": repeat,
+        "blas": blas,
+        "plane": [float(v) for v in np.append(w, b)],
     }
 
 
@@ -110,8 +120,13 @@ def run_kernel(solver, m, seed):
         f = clf.decision_function(X_test)
         it = int(clf.n_iter_[0])
     seconds = time.perf_counter() - start
-    return {"solver": solver, "m": m, "seconds": seconds, "iterations": it,
-            "accuracy": float(np.mean(np.where(f >= 0, 1, -1) == y_test))}
+    return {
+        "solver": solver,
+        "m": m,
+        "seconds": seconds,
+        "iterations": it,
+        "accuracy": float(np.mean(np.where(f >= 0, 1, -1) == y_test)),
+    }
 
 
 def in_subprocess(kind, *args, threads=None):
@@ -124,55 +139,103 @@ def in_subprocess(kind, *args, threads=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 2_000_000])
-    parser.add_argument("--kernel-sizes", type=int, nargs="*", default=[1000, 2000, 5000],
-                        help="none: skip part 2 and keep the kernel rows stored in --output")
-    parser.add_argument("--nu-times-m", type=float, default=1.0,
-                        help="nu * m; 1 is the authors' default nu = 1/m")
-    parser.add_argument("--solvers", nargs="+", default=list(LINEAR_SOLVERS), choices=LINEAR_SOLVERS)
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 2_000_000]
+    )
+    parser.add_argument(
+        "--kernel-sizes",
+        type=int,
+        nargs="*",
+        default=[1000, 2000, 5000],
+        help="none: skip part 2 and keep the kernel rows stored in --output",
+    )
+    parser.add_argument(
+        "--nu-times-m", type=float, default=1.0, help="nu * m; 1 is the authors' default nu = 1/m"
+    )
+    parser.add_argument(
+        "--solvers", nargs="+", default=list(LINEAR_SOLVERS), choices=LINEAR_SOLVERS
+    )
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads of every run")
-    parser.add_argument("--repeat", type=int, default=3, help="fits per linear run; the best counts")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="fits per linear run; the best counts"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", type=Path, default=RESULTS,
-                        help="where to write the JSON results (default: results/lsvm.json)")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=RESULTS,
+        help="where to write the JSON results (default: results/lsvm.json)",
+    )
     args = parser.parse_args()
-    results = {"linear": [], "kernel": [], "nu_times_m": args.nu_times_m,
-               "threads": args.threads, "repeat": args.repeat}
+    results = {
+        "linear": [],
+        "kernel": [],
+        "nu_times_m": args.nu_times_m,
+        "threads": args.threads,
+        "repeat": args.repeat,
+    }
 
-    print(f"Part 1: make_linear_large(m, 10), nu = {args.nu_times_m:g}/m; LinearSVC(squared hinge, "
-          "C = nu/2, tol 1e-5) solves the same problem; lsvm (fixed point) tol 1e-5, "
-          "lsvm-newton and lsvm-auto (LagrangianSVC default) their defaults")
-    print(f"seconds: best of {args.repeat} fits, BLAS pinned to {args.threads} thread(s); "
-          "peak / data: the process's peak resident memory above what it used before the data")
-    print("existed, divided by the size of X and y (so data alone is 1); ratio: seconds / the "
-          "faster LinearSVC's")
-    print(f"{'m':>9} {'solver':>16} {'seconds':>8} {'iter':>6} {'accuracy':>9} {'peak / data':>12} "
-          f"{'ratio':>6}")
+    print(
+        f"Part 1: make_linear_large(m, 10), nu = {args.nu_times_m:g}/m; LinearSVC(squared hinge, "
+        "C = nu/2, tol 1e-5) solves the same problem; lsvm (fixed point) tol 1e-5, "
+        "lsvm-newton and lsvm-auto (LagrangianSVC default) their defaults"
+    )
+    print(
+        f"seconds: best of {args.repeat} fits, BLAS pinned to {args.threads} thread(s); "
+        "peak / data: the process's peak resident memory above what it used before the data"
+    )
+    print(
+        "existed, divided by the size of X and y (so data alone is 1); ratio: seconds / the "
+        "faster LinearSVC's"
+    )
+    print(
+        f"{'m':>9} {'solver':>16} {'seconds':>8} {'iter':>6} {'accuracy':>9} {'peak / data':>12} "
+        f"{'ratio':>6}"
+    )
     for m in args.sizes:
-        rows = [in_subprocess("linear", s, m, args.nu_times_m, args.seed, args.threads, args.repeat,
-                              threads=args.threads)
-                for s in args.solvers]
+        rows = [
+            in_subprocess(
+                "linear",
+                s,
+                m,
+                args.nu_times_m,
+                args.seed,
+                args.threads,
+                args.repeat,
+                threads=args.threads,
+            )
+            for s in args.solvers
+        ]
         liblinear = [r["seconds"] for r in rows if r["solver"].startswith("liblinear")]
         best_other = min(liblinear) if liblinear else float("nan")
         for r in rows:
             r["ratio"] = r["seconds"] / best_other
-            print(f"{m:9d} {r['solver']:>16} {r['seconds']:8.3f} {r['iterations']:6d} "
-                  f"{100 * r['accuracy']:8.3f}% {r['peak_bytes'] / r['data_bytes']:12.2f} "
-                  f"{r['ratio']:6.3f}")
+            print(
+                f"{m:9d} {r['solver']:>16} {r['seconds']:8.3f} {r['iterations']:6d} "
+                f"{100 * r['accuracy']:8.3f}% {r['peak_bytes'] / r['data_bytes']:12.2f} "
+                f"{r['ratio']:6.3f}"
+            )
         print(f"{'':9} BLAS: {rows[0]['blas']}")
         results["linear"].extend(rows)
 
     if args.kernel_sizes:
-        print("\nPart 2: checkerboard, Gaussian kernel gamma = 100; Code 3 (nu = 10) vs SVC (C = 5)")
+        print(
+            "\nPart 2: checkerboard, Gaussian kernel gamma = 100; Code 3 (nu = 10) vs SVC (C = 5)"
+        )
         print(f"{'m':>6} {'solver':>6} {'seconds':>8} {'iter':>7} {'accuracy':>9}")
     elif args.output.exists():
         results["kernel"] = json.loads(args.output.read_text()).get("kernel", [])
-        print(f"\nPart 2 skipped; the {len(results['kernel'])} kernel rows of {args.output} are kept")
+        print(
+            f"\nPart 2 skipped; the {len(results['kernel'])} kernel rows of {args.output} are kept"
+        )
     for m in args.kernel_sizes:
-        rows = [in_subprocess("kernel", s, m, args.seed, threads=args.threads)
-                for s in ("lsvm", "svc")]
+        rows = [
+            in_subprocess("kernel", s, m, args.seed, threads=args.threads) for s in ("lsvm", "svc")
+        ]
         for r in rows:
-            print(f"{m:6d} {r['solver']:>6} {r['seconds']:8.2f} {r['iterations']:7d} {100 * r['accuracy']:8.2f}%")
+            print(
+                f"{m:6d} {r['solver']:>6} {r['seconds']:8.2f} {r['iterations']:7d} {100 * r['accuracy']:8.2f}%"
+            )
         print(f"{'':6} LSVM / SVC: {rows[0]['seconds'] / rows[1]['seconds']:.2f}")
         results["kernel"].extend(rows)
 

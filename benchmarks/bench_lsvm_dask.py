@@ -81,7 +81,9 @@ class Progress:
         print(
             f"\r  {self.label:<24} [{bar}] pass {info['pass']:>4}  iteration {info['iteration']:>4}"
             f"  ||du|| {info['opt']:9.2e}  {self.times[-1]:6.2f} s/pass  {now - self.start:7.1f} s",
-            end="", file=sys.stderr, flush=True,
+            end="",
+            file=sys.stderr,
+            flush=True,
         )
 
     def close(self):
@@ -94,8 +96,12 @@ def start_client(args):
     if args.scheduler:
         return distributed.Client(args.scheduler), None
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, memory_limit=args.worker_memory,
-        dashboard_address=":0", local_directory=str(Path(args.data) / "dask-worker-space"),
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=args.worker_memory,
+        dashboard_address=":0",
+        local_directory=str(Path(args.data) / "dask-worker-space"),
     )
     return distributed.Client(cluster), cluster
 
@@ -114,8 +120,14 @@ def ensure_zarr(client, m, n, chunk, seed, data_dir):
     from ksvm.lsvm.dask_data import make_chunked, read_zarr, write_zarr
 
     path = Path(data_dir) / f"linear_large_m{m}_n{n}_seed{seed}.zarr"
-    expect = {"kind": "linear_large", "n_samples": m, "n_features": n, "chunk_size": chunk,
-              "seed": seed, "noise": 0.2}
+    expect = {
+        "kind": "linear_large",
+        "n_samples": m,
+        "n_features": n,
+        "chunk_size": chunk,
+        "seed": seed,
+        "noise": 0.2,
+    }
     try:
         read_zarr(path, expect=expect)
         print(f"  {path}: already written with seed {seed}; not written again")
@@ -147,10 +159,16 @@ def solve_dask(client, A, y, solver, nu, max_iter, X_test, y_test, label, transf
     scores = transform(X_test) @ r.w + r.b
     accuracy = float(np.mean(np.where(scores >= 0, 1, -1) == y_test))
     record = {
-        "seconds": seconds, "passes": r.passes, "seconds_per_pass": seconds / r.passes,
-        "iterations": r.n_iter, "converged": bool(r.converged), "accuracy": accuracy,
-        "peak_worker_bytes": max(peaks.values()), "peak_worker_bytes_each": sorted(peaks.values()),
-        "w": r.w.tolist(), "b": r.b,
+        "seconds": seconds,
+        "passes": r.passes,
+        "seconds_per_pass": seconds / r.passes,
+        "iterations": r.n_iter,
+        "converged": bool(r.converged),
+        "accuracy": accuracy,
+        "peak_worker_bytes": max(peaks.values()),
+        "peak_worker_bytes_each": sorted(peaks.values()),
+        "w": r.w.tolist(),
+        "b": r.b,
     }
     del r
     return record
@@ -164,8 +182,9 @@ def solve_in_memory(solver, m, n, chunk, nu, max_iter, seed):
     before = peak_rss_bytes()
     X, y = np.empty((m, n)), np.empty(m, dtype=np.int64)  # the same chunks as on disk
     for k, start in enumerate(range(0, m, chunk)):
-        X[start:start + chunk], y[start:start + chunk] = linear_large_chunk(
-            k, chunk, m, n, noise=0.2, seed=seed)
+        X[start : start + chunk], y[start : start + chunk] = linear_large_chunk(
+            k, chunk, m, n, noise=0.2, seed=seed
+        )
     X_test, y_test = held_out_chunk("linear_large", m, chunk, seed, n_features=n)
     start = time.perf_counter()
     if solver == "newton":
@@ -174,9 +193,13 @@ def solve_in_memory(solver, m, n, chunk, nu, max_iter, seed):
         r = lsvm_linear(X, y, nu, max_iter=max_iter, tol=1e-5)
     seconds = time.perf_counter() - start
     return {
-        "seconds": seconds, "iterations": r.n_iter, "converged": bool(r.converged),
+        "seconds": seconds,
+        "iterations": r.n_iter,
+        "converged": bool(r.converged),
         "accuracy": float(np.mean(np.where(X_test @ r.w + r.b >= 0, 1, -1) == y_test)),
-        "peak_bytes": peak_rss_bytes() - before, "w": r.w.tolist(), "b": r.b,
+        "peak_bytes": peak_rss_bytes() - before,
+        "w": r.w.tolist(),
+        "b": r.b,
         "blas": blas_setting(),
     }
 
@@ -188,8 +211,10 @@ def out_of_core(args):
     client, cluster = start_client(args)
     try:
         blas = client.run(blas_setting)
-        print(f"workers: {len(blas)} x 1 thread, memory limit {args.worker_memory}; BLAS: "
-              f"{next(iter(blas.values()))}")
+        print(
+            f"workers: {len(blas)} x 1 thread, memory limit {args.worker_memory}; BLAS: "
+            f"{next(iter(blas.values()))}"
+        )
         records, writes = [], {}
         sizes = sorted({args.in_memory_m, args.m})
         for m in sizes:
@@ -198,31 +223,54 @@ def out_of_core(args):
             Xt, yt = held_out_chunk("linear_large", m, chunk, seed, n_features=n)
             for solver in args.solvers if m == args.in_memory_m else args.large_solvers:
                 nu = args.nu_times_m / m
-                rec = solve_dask(client, A, y, solver, nu, args.max_iter, Xt, yt,
-                                 f"dask {solver} m={m:.0e}")
-                rec.update(where="dask-zarr", solver=solver, m=m, n=n, nu=nu, chunk_rows=chunk,
-                           data_bytes=8 * m * n + m, worker_memory_limit=args.worker_memory,
-                           blas=next(iter(blas.values())))
+                rec = solve_dask(
+                    client, A, y, solver, nu, args.max_iter, Xt, yt, f"dask {solver} m={m:.0e}"
+                )
+                rec.update(
+                    where="dask-zarr",
+                    solver=solver,
+                    m=m,
+                    n=n,
+                    nu=nu,
+                    chunk_rows=chunk,
+                    data_bytes=8 * m * n + m,
+                    worker_memory_limit=args.worker_memory,
+                    blas=next(iter(blas.values())),
+                )
                 records.append(rec)
                 print_record(rec)
         for solver in args.solvers:
             m = args.in_memory_m
             nu = args.nu_times_m / m
-            rec = in_fresh_process("bench_lsvm_dask", "solve_in_memory",
-                                   (solver, m, n, chunk, nu, args.max_iter, seed), threads=1)
+            rec = in_fresh_process(
+                "bench_lsvm_dask",
+                "solve_in_memory",
+                (solver, m, n, chunk, nu, args.max_iter, seed),
+                threads=1,
+            )
             rec.update(where="numpy", solver=solver, m=m, n=n, nu=nu, data_bytes=8 * m * n + 8 * m)
             records.append(rec)
             print_record(rec)
         ratios = compare(records)
         return {
-            "settings": {"n_features": n, "m": args.m, "in_memory_m": args.in_memory_m,
-                     "chunk_rows": chunk, "seed": seed, "large_solvers": args.large_solvers,
-                         "nu_times_m": args.nu_times_m, "itmax": args.max_iter,
-                         "workers": 2, "threads_per_worker": 1,
-                         "worker_memory_limit": args.worker_memory, "test_points": chunk,
-                         "zarr_write_seconds": {str(k): v for k, v in writes.items()},
-                         "python": platform.python_version()},
-            "records": records, "ratios": ratios,
+            "settings": {
+                "n_features": n,
+                "m": args.m,
+                "in_memory_m": args.in_memory_m,
+                "chunk_rows": chunk,
+                "seed": seed,
+                "large_solvers": args.large_solvers,
+                "nu_times_m": args.nu_times_m,
+                "itmax": args.max_iter,
+                "workers": 2,
+                "threads_per_worker": 1,
+                "worker_memory_limit": args.worker_memory,
+                "test_points": chunk,
+                "zarr_write_seconds": {str(k): v for k, v in writes.items()},
+                "python": platform.python_version(),
+            },
+            "records": records,
+            "ratios": ratios,
         }
     finally:
         client.close()
@@ -247,24 +295,40 @@ def compare(records):
     for solver in {r["solver"] for r in records}:
         dask_rows = sorted(
             (r for r in records if r["solver"] == solver and r["where"] == "dask-zarr"),
-            key=lambda r: r["m"])
+            key=lambda r: r["m"],
+        )
         mem = [r for r in records if r["solver"] == solver and r["where"] == "numpy"]
         if len(dask_rows) == 2:
             small, big = dask_rows
-            out.append({"solver": solver, "what": "dask time per pass, large m / small m",
-                        "m": [small["m"], big["m"]],
-                        "ratio": big["seconds_per_pass"] / small["seconds_per_pass"]})
+            out.append(
+                {
+                    "solver": solver,
+                    "what": "dask time per pass, large m / small m",
+                    "m": [small["m"], big["m"]],
+                    "ratio": big["seconds_per_pass"] / small["seconds_per_pass"],
+                }
+            )
         if mem:
             same = [r for r in dask_rows if r["m"] == mem[0]["m"]]
             if same:
-                out.append({"solver": solver, "what": "dask from Zarr / numpy in memory, same m",
-                            "m": mem[0]["m"], "ratio": same[0]["seconds"] / mem[0]["seconds"],
-                            "max_abs_w_difference": float(np.max(np.abs(
-                                np.subtract(same[0]["w"], mem[0]["w"])))),
-                            "b_difference": abs(same[0]["b"] - mem[0]["b"])})
+                out.append(
+                    {
+                        "solver": solver,
+                        "what": "dask from Zarr / numpy in memory, same m",
+                        "m": mem[0]["m"],
+                        "ratio": same[0]["seconds"] / mem[0]["seconds"],
+                        "max_abs_w_difference": float(
+                            np.max(np.abs(np.subtract(same[0]["w"], mem[0]["w"])))
+                        ),
+                        "b_difference": abs(same[0]["b"] - mem[0]["b"]),
+                    }
+                )
     for r in out:
-        extra = (f" (max |w_dask - w_numpy| = {r['max_abs_w_difference']:.1e})"
-                 if "max_abs_w_difference" in r else "")
+        extra = (
+            f" (max |w_dask - w_numpy| = {r['max_abs_w_difference']:.1e})"
+            if "max_abs_w_difference" in r
+            else ""
+        )
         print(f"  ratio {r['solver']}: {r['what']} = {r['ratio']:.2f}{extra}")
     return out
 
@@ -281,31 +345,54 @@ def exact_and_subsample(X, y, X_test, y_test, nu_times_m, gamma, components, see
     out = []
 
     def batched(f):
-        return np.concatenate([f(X_test[i:i + 5000]) for i in range(0, len(X_test), 5000)])
+        return np.concatenate([f(X_test[i : i + 5000]) for i in range(0, len(X_test), 5000)])
 
     start = time.perf_counter()
     lsvm = LagrangianSVC(kernel="rbf", gamma=gamma, nu=nu, solver="newton").fit(X, y)
     seconds = time.perf_counter() - start
-    out.append({"method": "exact-kernel LSVM (Newton)", "m": s, "nu": nu, "seconds": seconds,
-                "iterations": lsvm.n_iter_,
-                "accuracy": float(np.mean(batched(lsvm.predict) == y_test))})
+    out.append(
+        {
+            "method": "exact-kernel LSVM (Newton)",
+            "m": s,
+            "nu": nu,
+            "seconds": seconds,
+            "iterations": lsvm.n_iter_,
+            "accuracy": float(np.mean(batched(lsvm.predict) == y_test)),
+        }
+    )
     start = time.perf_counter()
     svc = SVC(C=nu / 2, kernel="rbf", gamma=gamma).fit(X, y)
     seconds = time.perf_counter() - start
-    out.append({"method": "SVC (hinge, C = nu/2)", "m": s, "nu": nu, "seconds": seconds,
-                "iterations": int(svc.n_iter_[0]),
-                "accuracy": float(np.mean(batched(svc.predict) == y_test))})
+    out.append(
+        {
+            "method": "SVC (hinge, C = nu/2)",
+            "m": s,
+            "nu": nu,
+            "seconds": seconds,
+            "iterations": int(svc.n_iter_[0]),
+            "accuracy": float(np.mean(batched(svc.predict) == y_test)),
+        }
+    )
     start = time.perf_counter()
     nys = NystroemFeatures(n_components=components, gamma=gamma, random_state=seed).fit(X)
     r = lsvm_linear_newton(nys.transform(X), y, nu)
     seconds = time.perf_counter() - start
     scores = batched(nys.transform) @ r.w + r.b
-    out.append({"method": "Nystroem + LSVM (Newton)", "m": s, "nu": nu, "seconds": seconds,
-                "iterations": r.n_iter,
-                "accuracy": float(np.mean(np.where(scores >= 0, 1, -1) == y_test))})
+    out.append(
+        {
+            "method": "Nystroem + LSVM (Newton)",
+            "m": s,
+            "nu": nu,
+            "seconds": seconds,
+            "iterations": r.n_iter,
+            "accuracy": float(np.mean(np.where(scores >= 0, 1, -1) == y_test)),
+        }
+    )
     for rec in out:
-        print(f"  subsample  {rec['method']:<28} m={s:>7,}  {rec['seconds']:7.2f} s  "
-              f"{rec['iterations']} iterations  accuracy {rec['accuracy']:.5f}")
+        print(
+            f"  subsample  {rec['method']:<28} m={s:>7,}  {rec['seconds']:7.2f} s  "
+            f"{rec['iterations']} iterations  accuracy {rec['accuracy']:.5f}"
+        )
     return out
 
 
@@ -329,23 +416,50 @@ def nystroem(args):
         records = []
         for solver in args.solvers:
             nu = args.nu_times_m / m
-            rec = solve_dask(client, Phi, y, solver, nu, args.max_iter, X_test, y_test,
-                             f"nystroem {solver} m={m:.0e}", transform=nys.transform)
-            rec.update(where="dask-generated", method=f"Nystroem per chunk + LSVM ({solver})",
-                       solver=solver, m=m, D=args.components, nu=nu, chunk_rows=chunk,
-                       rank=int(nys.rank_), blas=blas)
+            rec = solve_dask(
+                client,
+                Phi,
+                y,
+                solver,
+                nu,
+                args.max_iter,
+                X_test,
+                y_test,
+                f"nystroem {solver} m={m:.0e}",
+                transform=nys.transform,
+            )
+            rec.update(
+                where="dask-generated",
+                method=f"Nystroem per chunk + LSVM ({solver})",
+                solver=solver,
+                m=m,
+                D=args.components,
+                nu=nu,
+                chunk_rows=chunk,
+                rank=int(nys.rank_),
+                blas=blas,
+            )
             records.append(rec)
             print_record(rec)
         Xs, ys = dask.compute(X[: args.subsample], y[: args.subsample])
-        records += exact_and_subsample(Xs, ys, X_test, y_test, args.nu_times_m, args.gamma,
-                                       args.components, seed)
+        records += exact_and_subsample(
+            Xs, ys, X_test, y_test, args.nu_times_m, args.gamma, args.components, seed
+        )
         return {
-            "settings": {"gamma": args.gamma, "components": args.components, "chunk_rows": chunk,
-                         "seed": seed, "nu_times_m": args.nu_times_m, "test_points": len(y_test),
-                         "subsample": args.subsample, "workers": 2, "threads_per_worker": 1,
-                         "worker_memory_limit": args.worker_memory,
-                         "landmark_seconds": landmark_seconds,
-                         "python": platform.python_version()},
+            "settings": {
+                "gamma": args.gamma,
+                "components": args.components,
+                "chunk_rows": chunk,
+                "seed": seed,
+                "nu_times_m": args.nu_times_m,
+                "test_points": len(y_test),
+                "subsample": args.subsample,
+                "workers": 2,
+                "threads_per_worker": 1,
+                "worker_memory_limit": args.worker_memory,
+                "landmark_seconds": landmark_seconds,
+                "python": platform.python_version(),
+            },
             "records": records,
         }
     finally:
@@ -362,19 +476,25 @@ def main():
     parser.add_argument("--chunk", type=int, default=1_000_000)
     parser.add_argument("--nu-times-m", type=float, default=1000.0)
     parser.add_argument("--max-iter", type=int, default=1000)
-    parser.add_argument("--solvers", nargs="+", default=["newton", "fixed-point"],
-                        choices=["newton", "fixed-point"])
-    parser.add_argument("--large-solvers", nargs="+", default=["newton"],
-                        choices=["newton", "fixed-point"],
-                        help="the solvers run out of core at --m (Code 2 makes about a hundred "
-                             "passes at nu = 1000/m: most of an hour at 1e8 on this machine)")
+    parser.add_argument(
+        "--solvers", nargs="+", default=["newton", "fixed-point"], choices=["newton", "fixed-point"]
+    )
+    parser.add_argument(
+        "--large-solvers",
+        nargs="+",
+        default=["newton"],
+        choices=["newton", "fixed-point"],
+        help="the solvers run out of core at --m (Code 2 makes about a hundred "
+        "passes at nu = 1000/m: most of an hour at 1e8 on this machine)",
+    )
     parser.add_argument("--components", type=int, default=100)
     parser.add_argument("--gamma", type=float, default=100.0)
     parser.add_argument("--subsample", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worker-memory", default="3GB")
     parser.add_argument(
-        "--data", default=str(Path(__file__).resolve().parent / "data"),
+        "--data",
+        default=str(Path(__file__).resolve().parent / "data"),
         help="where the Zarr arrays are written once (about 8 GB at 1e8; not in git)",
     )
     parser.add_argument("--scheduler", default=None)

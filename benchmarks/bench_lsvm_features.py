@@ -84,7 +84,10 @@ FAMILIES = {
     "rff": ["rff+lsvm", "sklearn-rbfsampler+linearsvc"],
 }
 #: ours / scikit-learn's, on the same features
-PAIRS = [("nystroem+lsvm", "sklearn-nystroem+linearsvc"), ("rff+lsvm", "sklearn-rbfsampler+linearsvc")]
+PAIRS = [
+    ("nystroem+lsvm", "sklearn-nystroem+linearsvc"),
+    ("rff+lsvm", "sklearn-rbfsampler+linearsvc"),
+]
 PREDICT_BLOCK = 10_000
 
 
@@ -97,8 +100,12 @@ def _transformer(method, D, seed):
     return {
         "rff": lambda: RandomFourierFeatures(n_components=D, gamma=GAMMA, random_state=seed),
         "nystroem": lambda: NystroemFeatures(n_components=D, gamma=GAMMA, random_state=seed),
-        "rsvm": lambda: NystroemFeatures(n_components=D, gamma=GAMMA, whiten=False, random_state=seed),
-        "sklearn-nystroem": lambda: Nystroem(kernel="rbf", gamma=GAMMA, n_components=D, random_state=seed),
+        "rsvm": lambda: NystroemFeatures(
+            n_components=D, gamma=GAMMA, whiten=False, random_state=seed
+        ),
+        "sklearn-nystroem": lambda: Nystroem(
+            kernel="rbf", gamma=GAMMA, n_components=D, random_state=seed
+        ),
         "sklearn-rbfsampler": lambda: RBFSampler(gamma=GAMMA, n_components=D, random_state=seed),
     }[family]()
 
@@ -133,9 +140,9 @@ def run(method, m, D, nu_times_m, seed, n_test):
             t0 = time.perf_counter()
             sv = r.u > 0
             for s in range(0, n_test, PREDICT_BLOCK):
-                scores[s : s + PREDICT_BLOCK] = (
-                    rbf_kernel(X_test[s : s + PREDICT_BLOCK], X[sv], gamma=GAMMA) @ (y[sv] * r.u[sv])
-                )
+                scores[s : s + PREDICT_BLOCK] = rbf_kernel(
+                    X_test[s : s + PREDICT_BLOCK], X[sv], gamma=GAMMA
+                ) @ (y[sv] * r.u[sv])
         else:
             record["time_features"] = 0.0
             clf = SVC(C=nu / 2, kernel="rbf", gamma=GAMMA).fit(X, y)
@@ -170,10 +177,12 @@ def run(method, m, D, nu_times_m, seed, n_test):
         record["objective"] = float(nu / 2 * (slack @ slack) + (w @ w + b * b) / 2)
         del Phi, slack
         t0 = time.perf_counter()
-        scores = np.concatenate([
-            transformer.transform(X_test[s : s + PREDICT_BLOCK]) @ w + b
-            for s in range(0, n_test, PREDICT_BLOCK)
-        ])
+        scores = np.concatenate(
+            [
+                transformer.transform(X_test[s : s + PREDICT_BLOCK]) @ w + b
+                for s in range(0, n_test, PREDICT_BLOCK)
+            ]
+        )
     record["time_predict"] = time.perf_counter() - t0
     record["time_fit"] = record["time_features"] + record["time_solve"]
     record["accuracy"] = float(np.mean(np.where(scores >= 0, 1, -1) == y_test))
@@ -191,13 +200,16 @@ def in_subprocess(*args, threads=None):
 
 def print_row(r):
     if "failed" in r:
-        print(f"{r['m']:>8} {str(r['D']):>5} {r['method']:>30}  FAILED")
+        print(f"{r['m']:>8} {r['D']!s:>5} {r['method']:>30}  FAILED")
         return
     per = "-" if r["D"] is None else f"{r['peak_rss_bytes'] / (8 * r['m'] * r['D']):.2f}"
-    print(f"{r['m']:>8} {str(r['D']):>5} {r['method']:>30} {r['time_features']:8.2f} "
-          f"{r['time_solve']:8.2f} {r['time_fit']:8.2f} {r['time_predict']:8.2f} "
-          f"{r['iterations']:>6}{'' if r['converged'] else '*'} {100 * r['accuracy']:7.2f}% "
-          f"{r['peak_rss_bytes'] / 2**20:9.0f} {per:>7}", flush=True)
+    print(
+        f"{r['m']:>8} {r['D']!s:>5} {r['method']:>30} {r['time_features']:8.2f} "
+        f"{r['time_solve']:8.2f} {r['time_fit']:8.2f} {r['time_predict']:8.2f} "
+        f"{r['iterations']:>6}{'' if r['converged'] else '*'} {100 * r['accuracy']:7.2f}% "
+        f"{r['peak_rss_bytes'] / 2**20:9.0f} {per:>7}",
+        flush=True,
+    )
 
 
 def summarise(rows):
@@ -207,41 +219,63 @@ def summarise(rows):
         objs = {k: by[k]["objective"] for k in family if k in by}
         if len(objs) > 1:
             best = min(objs.values())
-            print("    (7) relative to the best: " + ", ".join(
-                f"{k} {v / best - 1:.1e}" for k, v in objs.items()))
+            print(
+                "    (7) relative to the best: "
+                + ", ".join(f"{k} {v / best - 1:.1e}" for k, v in objs.items())
+            )
     for ours, theirs in PAIRS:
         if ours in by and theirs in by:
             a, b = by[ours], by[theirs]
-            print(f"    {ours} / {theirs}: fit time {a['time_fit'] / b['time_fit']:.2f}, "
-                  f"predict time {a['time_predict'] / b['time_predict']:.2f}, peak memory "
-                  f"{a['peak_rss_bytes'] / b['peak_rss_bytes']:.2f}, accuracy "
-                  f"{100 * (a['accuracy'] - b['accuracy']):+.2f} points")
+            print(
+                f"    {ours} / {theirs}: fit time {a['time_fit'] / b['time_fit']:.2f}, "
+                f"predict time {a['time_predict'] / b['time_predict']:.2f}, peak memory "
+                f"{a['peak_rss_bytes'] / b['peak_rss_bytes']:.2f}, accuracy "
+                f"{100 * (a['accuracy'] - b['accuracy']):+.2f} points"
+            )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000])
     parser.add_argument("--components", type=int, nargs="+", default=[100, 200, 400])
-    parser.add_argument("--nu-times-m", type=float, default=1000.0,
-                        help="nu * m (nu = this / m); the fixed point's iterations grow with it")
-    parser.add_argument("--subsample", type=int, default=10_000,
-                        help="size of the exact-kernel comparison (0: skip it)")
+    parser.add_argument(
+        "--nu-times-m",
+        type=float,
+        default=1000.0,
+        help="nu * m (nu = this / m); the fixed point's iterations grow with it",
+    )
+    parser.add_argument(
+        "--subsample",
+        type=int,
+        default=10_000,
+        help="size of the exact-kernel comparison (0: skip it)",
+    )
     parser.add_argument("--n-test", type=int, default=200_000)
     parser.add_argument("--methods", nargs="+", default=APPROXIMATE, choices=APPROXIMATE)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="BLAS threads per run (default 1, as liblinear and libsvm; 0: the "
-                             "libraries' default, all cores)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="BLAS threads per run (default 1, as liblinear and libsvm; 0: the "
+        "libraries' default, all cores)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
 
-    print(f"4 x 4 checkerboard, Gaussian kernel gamma = {GAMMA:g}, nu = {args.nu_times_m:g} / m, "
-          f"{args.n_test} test points; LSVM tol 1e-5, LinearSVC tol 1e-4 (C = nu / 2); "
-          f"{args.threads or 'default'} BLAS thread(s)")
-    print("times in seconds (fit = features + solve); * = not converged; peak = peak RSS of the "
-          "run in MiB; /8mD = peak / size of the m x D feature matrix")
-    header = (f"{'m':>8} {'D':>5} {'method':>30} {'features':>8} {'solve':>8} {'fit':>8} "
-              f"{'predict':>8} {'iter':>7} {'accuracy':>8} {'peak':>9} {'/8mD':>7}")
+    print(
+        f"4 x 4 checkerboard, Gaussian kernel gamma = {GAMMA:g}, nu = {args.nu_times_m:g} / m, "
+        f"{args.n_test} test points; LSVM tol 1e-5, LinearSVC tol 1e-4 (C = nu / 2); "
+        f"{args.threads or 'default'} BLAS thread(s)"
+    )
+    print(
+        "times in seconds (fit = features + solve); * = not converged; peak = peak RSS of the "
+        "run in MiB; /8mD = peak / size of the m x D feature matrix"
+    )
+    header = (
+        f"{'m':>8} {'D':>5} {'method':>30} {'features':>8} {'solve':>8} {'fit':>8} "
+        f"{'predict':>8} {'iter':>7} {'accuracy':>8} {'peak':>9} {'/8mD':>7}"
+    )
     records = []
 
     if args.subsample:
@@ -249,14 +283,32 @@ def main():
         print(header)
         rows = []
         for method in EXACT:
-            rows.append(in_subprocess(method, args.subsample, None, args.nu_times_m, args.seed,
-                                      args.n_test, threads=args.threads))
+            rows.append(
+                in_subprocess(
+                    method,
+                    args.subsample,
+                    None,
+                    args.nu_times_m,
+                    args.seed,
+                    args.n_test,
+                    threads=args.threads,
+                )
+            )
             print_row(rows[-1])
         for D in args.components:
             for method in args.methods:
-                if D <= args.subsample:
-                    rows.append(in_subprocess(method, args.subsample, D, args.nu_times_m, args.seed,
-                                              args.n_test, threads=args.threads))
+                if args.subsample >= D:
+                    rows.append(
+                        in_subprocess(
+                            method,
+                            args.subsample,
+                            D,
+                            args.nu_times_m,
+                            args.seed,
+                            args.n_test,
+                            threads=args.threads,
+                        )
+                    )
                     print_row(rows[-1])
         records.extend(rows)
 
@@ -266,16 +318,25 @@ def main():
         for D in args.components:
             rows = []
             for method in args.methods:
-                rows.append(in_subprocess(method, m, D, args.nu_times_m, args.seed, args.n_test,
-                                          threads=args.threads))
+                rows.append(
+                    in_subprocess(
+                        method, m, D, args.nu_times_m, args.seed, args.n_test, threads=args.threads
+                    )
+                )
                 print_row(rows[-1])
             summarise(rows)
             records.extend(rows)
 
     settings = {
-        "gamma": GAMMA, "nu_times_m": args.nu_times_m, "n_test": args.n_test, "seed": args.seed,
-        "subsample": args.subsample, "lsvm_tol": 1e-5, "linearsvc_tol": 1e-4,
-        "threads": args.threads or "library default", "cpu_count": os.cpu_count(),
+        "gamma": GAMMA,
+        "nu_times_m": args.nu_times_m,
+        "n_test": args.n_test,
+        "seed": args.seed,
+        "subsample": args.subsample,
+        "lsvm_tol": 1e-5,
+        "linearsvc_tol": 1e-4,
+        "threads": args.threads or "library default",
+        "cpu_count": os.cpu_count(),
         "python": platform.python_version(),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)

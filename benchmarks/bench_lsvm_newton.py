@@ -109,16 +109,22 @@ def fit_svc(X, y, nu, cache_size):
 
 
 def lsvm_record(model, seconds, X_test, y_test):
-    return {"seconds": seconds, "iterations": int(model.n_iter_),
-            "accuracy": _accuracy(model, X_test, y_test),
-            "support_vectors": int(np.sum(model.u_ > 0)),
-            "kernel_rows": int(getattr(model, "n_kernel_rows_", len(model.u_)))}
+    return {
+        "seconds": seconds,
+        "iterations": int(model.n_iter_),
+        "accuracy": _accuracy(model, X_test, y_test),
+        "support_vectors": int(np.sum(model.u_ > 0)),
+        "kernel_rows": int(getattr(model, "n_kernel_rows_", len(model.u_))),
+    }
 
 
 def svc_record(model, seconds, X_test, y_test):
-    return {"seconds": seconds, "iterations": int(model.n_iter_[0]),
-            "accuracy": _accuracy(model, X_test, y_test),
-            "support_vectors": int(model.support_.size)}
+    return {
+        "seconds": seconds,
+        "iterations": int(model.n_iter_[0]),
+        "accuracy": _accuracy(model, X_test, y_test),
+        "support_vectors": int(model.support_.size),
+    }
 
 
 def one_fit(method, m, nu, cache_size, threads):
@@ -145,8 +151,12 @@ def fixed_point_check(X, y, nu, max_iter, newton_u):
         warnings.simplefilter("ignore", ConvergenceWarning)
         fp = lsvm_kernel(K, y, nu, max_iter=max_iter, tol=1e-5)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "iterations": fp.n_iter, "converged": fp.converged,
-            "max_du_relative": float(np.abs(fp.u - newton_u).max() / newton_u.max())}
+    return {
+        "seconds": seconds,
+        "iterations": fp.n_iter,
+        "converged": fp.converged,
+        "max_du_relative": float(np.abs(fp.u - newton_u).max() / newton_u.max()),
+    }
 
 
 def main():
@@ -155,52 +165,84 @@ def main():
     parser.add_argument("--nu", type=float, nargs="+", default=[1.0, 10.0, 100.0, 1000.0])
     parser.add_argument("--large", type=int, nargs="*", default=[])
     parser.add_argument("--large-nu", type=float, nargs="+", default=[1.0, 10.0, 100.0, 1000.0])
-    parser.add_argument("--large-repeat", type=int, default=3,
-                        help="fresh processes per solver at each --large size (the fastest kept)")
+    parser.add_argument(
+        "--large-repeat",
+        type=int,
+        default=3,
+        help="fresh processes per solver at each --large size (the fastest kept)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--fresh", action="store_true",
-                        help="a new LSVM estimator for every fit (by default the repeats "
-                             "refit one, which keeps its workspace's memory between fits)")
-    parser.add_argument("--cache-size", type=float, default=200.0,
-                        help="MB of kernel rows (LSVM) and columns (libsvm) kept")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="a new LSVM estimator for every fit (by default the repeats "
+        "refit one, which keeps its workspace's memory between fits)",
+    )
+    parser.add_argument(
+        "--cache-size",
+        type=float,
+        default=200.0,
+        help="MB of kernel rows (LSVM) and columns (libsvm) kept",
+    )
     parser.add_argument("--fixed-point-max-iter", type=int, default=100_000)
-    parser.add_argument("--fixed-point-limit", type=float, default=2e4,
-                        help="run the fixed point only where m * nu is at most this (its "
-                             "iterations grow like nu, each costs m^2)")
+    parser.add_argument(
+        "--fixed-point-limit",
+        type=float,
+        default=2e4,
+        help="run the fixed point only where m * nu is at most this (its "
+        "iterations grow like nu, each costs m^2)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
-    parser.add_argument("--append", action="store_true",
-                        help="keep the records of --output and add (or replace) these")
-    parser.add_argument("--keep-memory", action="store_true",
-                        help="run with glibc keeping the memory that fits free (no page "
-                             "faults from one fit to the next): " + " ".join(
-                                 f"{k}={v}" for k, v in KEEP_MEMORY.items()))
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="keep the records of --output and add (or replace) these",
+    )
+    parser.add_argument(
+        "--keep-memory",
+        action="store_true",
+        help="run with glibc keeping the memory that fits free (no page "
+        "faults from one fit to the next): " + " ".join(f"{k}={v}" for k, v in KEEP_MEMORY.items()),
+    )
     args = parser.parse_args()
     if args.keep_memory and any(os.environ.get(k) != v for k, v in KEEP_MEMORY.items()):
         # glibc reads these when the process starts: start again with them
         os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **KEEP_MEMORY})
     X_test, y_test = make_checkerboard(TEST_POINTS, seed=1)
     records = []
-    print(f"4 x 4 checkerboard, Gaussian kernel gamma = {GAMMA:g}; SVC with C = nu / 2; "
-          f"cache {args.cache_size:g} MB each; fit times alone, best of {args.repeat}")
-    header = (f"{'m':>6} {'nu':>6} | {'LSVM [s]':>8} {'steps':>5} {'rows':>6} {'SVs':>5} {'acc':>6} "
-              f"{'MB':>6} | {'SVC [s]':>8} {'iter':>6} {'SVs':>5} {'acc':>6} {'MB':>6} | "
-              f"{'LSVM/SVC':>8} {'CPU':>5} | {'fixed pt [s]':>12} {'iter':>6} {'max|du|/u':>9} | "
-              f"{'faults LSVM':>11} {'SVC':>5}")
+    print(
+        f"4 x 4 checkerboard, Gaussian kernel gamma = {GAMMA:g}; SVC with C = nu / 2; "
+        f"cache {args.cache_size:g} MB each; fit times alone, best of {args.repeat}"
+    )
+    header = (
+        f"{'m':>6} {'nu':>6} | {'LSVM [s]':>8} {'steps':>5} {'rows':>6} {'SVs':>5} {'acc':>6} "
+        f"{'MB':>6} | {'SVC [s]':>8} {'iter':>6} {'SVs':>5} {'acc':>6} {'MB':>6} | "
+        f"{'LSVM/SVC':>8} {'CPU':>5} | {'fixed pt [s]':>12} {'iter':>6} {'max|du|/u':>9} | "
+        f"{'faults LSVM':>11} {'SVC':>5}"
+    )
     print(header, flush=True)
 
     def show(m, nu, lsvm, svc, fp):
-        mb = (f"{lsvm['peak_rss_mb']:6.0f}", f"{svc['peak_rss_mb']:6.0f}") if "peak_rss_mb" in lsvm \
+        mb = (
+            (f"{lsvm['peak_rss_mb']:6.0f}", f"{svc['peak_rss_mb']:6.0f}")
+            if "peak_rss_mb" in lsvm
             else (f"{'-':>6}", f"{'-':>6}")
-        fixed = (f"{fp['seconds']:12.2f} {fp['iterations']:6d} {fp['max_du_relative']:9.1e}"
-                 if fp else f"{'-':>12} {'-':>6} {'-':>9}")
-        print(f"{m:6d} {nu:6g} | {lsvm['seconds']:8.3f} {lsvm['iterations']:5d} "
-              f"{lsvm['kernel_rows']:6d} {lsvm['support_vectors']:5d} {lsvm['accuracy']:6.4f} "
-              f"{mb[0]} | {svc['seconds']:8.3f} {svc['iterations']:6d} {svc['support_vectors']:5d} "
-              f"{svc['accuracy']:6.4f} {mb[1]} | {lsvm['seconds'] / svc['seconds']:8.2f} "
-              f"{lsvm['cpu_seconds'] / svc['cpu_seconds']:5.2f} | {fixed} | "
-              f"{lsvm.get('page_faults', '-'):>11} {svc.get('page_faults', '-'):>5}",
-              flush=True)
+        )
+        fixed = (
+            f"{fp['seconds']:12.2f} {fp['iterations']:6d} {fp['max_du_relative']:9.1e}"
+            if fp
+            else f"{'-':>12} {'-':>6} {'-':>9}"
+        )
+        print(
+            f"{m:6d} {nu:6g} | {lsvm['seconds']:8.3f} {lsvm['iterations']:5d} "
+            f"{lsvm['kernel_rows']:6d} {lsvm['support_vectors']:5d} {lsvm['accuracy']:6.4f} "
+            f"{mb[0]} | {svc['seconds']:8.3f} {svc['iterations']:6d} {svc['support_vectors']:5d} "
+            f"{svc['accuracy']:6.4f} {mb[1]} | {lsvm['seconds'] / svc['seconds']:8.2f} "
+            f"{lsvm['cpu_seconds'] / svc['cpu_seconds']:5.2f} | {fixed} | "
+            f"{lsvm.get('page_faults', '-'):>11} {svc.get('page_faults', '-'):>5}",
+            flush=True,
+        )
 
     with blas_threads(args.threads):
         blas = blas_setting()
@@ -210,14 +252,21 @@ def main():
             for nu in args.nu:
                 model = None if args.fresh else make_lsvm(nu, args.cache_size)
                 t_lsvm, c_lsvm, f_lsvm, lsvm = best_of_both(
-                    args.repeat, lambda: fit_lsvm(X, y, nu, args.cache_size, model))
+                    args.repeat, lambda: fit_lsvm(X, y, nu, args.cache_size, model)
+                )
                 t_svc, c_svc, f_svc, svc = best_of_both(
-                    args.repeat, lambda: fit_svc(X, y, nu, args.cache_size))
+                    args.repeat, lambda: fit_svc(X, y, nu, args.cache_size)
+                )
                 fp = None
                 if m * nu <= args.fixed_point_limit:
                     fp = fixed_point_check(X, y, nu, args.fixed_point_max_iter, lsvm.u_)
-                record = {"m": m, "nu": nu, "newton": lsvm_record(lsvm, t_lsvm, X_test, y_test),
-                          "svc": svc_record(svc, t_svc, X_test, y_test), "fixed_point": fp}
+                record = {
+                    "m": m,
+                    "nu": nu,
+                    "newton": lsvm_record(lsvm, t_lsvm, X_test, y_test),
+                    "svc": svc_record(svc, t_svc, X_test, y_test),
+                    "fixed_point": fp,
+                }
                 record["newton"]["cpu_seconds"], record["svc"]["cpu_seconds"] = c_lsvm, c_svc
                 record["newton"]["page_faults"], record["svc"]["page_faults"] = f_lsvm, f_svc
                 records.append(record)
@@ -229,16 +278,28 @@ def main():
             runs = {"lsvm": [], "svc": []}
             for _ in range(args.large_repeat):
                 for solver in runs:
-                    runs[solver].append(in_fresh_process(
-                        "bench_lsvm_newton", "one_fit",
-                        (solver, m, nu, args.cache_size, args.threads), args.threads))
+                    runs[solver].append(
+                        in_fresh_process(
+                            "bench_lsvm_newton",
+                            "one_fit",
+                            (solver, m, nu, args.cache_size, args.threads),
+                            args.threads,
+                        )
+                    )
             failed = [r["failed"] for rs in runs.values() for r in rs if "failed" in r]
             if failed:
                 print(f"{m:6d} {nu:6g} | failed: {failed[0]}")
                 continue
             lsvm, svc = (min(runs[s], key=lambda r: r["seconds"]) for s in ("lsvm", "svc"))
-            record = {"m": m, "nu": nu, "newton": lsvm, "svc": svc, "fixed_point": None,
-                      "fresh_process": True, "fresh_processes": args.large_repeat}
+            record = {
+                "m": m,
+                "nu": nu,
+                "newton": lsvm,
+                "svc": svc,
+                "fixed_point": None,
+                "fresh_process": True,
+                "fresh_processes": args.large_repeat,
+            }
             records.append(record)
             show(m, nu, lsvm, svc, None)
     repeat = args.repeat
@@ -250,14 +311,29 @@ def main():
         if not args.sizes:  # only --large: the repeats stated are those of the kept records
             repeat = old["repeat"]
     args.output.parent.mkdir(exist_ok=True)
-    args.output.write_text(json.dumps({
-        "gamma": GAMMA, "threads": args.threads, "blas": blas, "repeat": repeat,
-        "cache_size_mb": args.cache_size, "test_points": TEST_POINTS, "timed": "fit alone",
-        "lsvm_estimator": "new for every fit" if args.fresh else "one, refitted",
-        "fixed_point_tol": 1e-5, "fixed_point_itmax": args.fixed_point_max_iter,
-        "malloc": "glibc keeps freed memory: " + ", ".join(f"{k}={v}" for k, v in KEEP_MEMORY.items())
-        if args.keep_memory else "default", "records": records,
-    }, indent=1) + "\n")
+    args.output.write_text(
+        json.dumps(
+            {
+                "gamma": GAMMA,
+                "threads": args.threads,
+                "blas": blas,
+                "repeat": repeat,
+                "cache_size_mb": args.cache_size,
+                "test_points": TEST_POINTS,
+                "timed": "fit alone",
+                "lsvm_estimator": "new for every fit" if args.fresh else "one, refitted",
+                "fixed_point_tol": 1e-5,
+                "fixed_point_itmax": args.fixed_point_max_iter,
+                "malloc": "glibc keeps freed memory: "
+                + ", ".join(f"{k}={v}" for k, v in KEEP_MEMORY.items())
+                if args.keep_memory
+                else "default",
+                "records": records,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"written to {args.output}")
 
 

@@ -33,8 +33,10 @@ from ksvm.polynomial_map import n_polynomial_features, polynomial_feature_map
 
 def bench_rlsc(sizes, lam, gamma, repeat):
     print(f"RLSC on noisy 2-D data (10% flipped), RBF gamma={gamma}, lambda={lam}")
-    print(f"{'n':>6} {'direct [s]':>11} {'cg [s]':>8} {'cg iter':>8} {'KernelRidge [s]':>16} "
-          f"{'direct/KR':>10} {'cg/KR':>6} {'same sign':>10}")
+    print(
+        f"{'n':>6} {'direct [s]':>11} {'cg [s]':>8} {'cg iter':>8} {'KernelRidge [s]':>16} "
+        f"{'direct/KR':>10} {'cg/KR':>6} {'same sign':>10}"
+    )
     for n in sizes:
         X, y = make_noisy_2d(n, flip=0.1, seed=0)
         X_test, _ = make_noisy_2d(2000, flip=0.1, seed=1)
@@ -46,17 +48,23 @@ def bench_rlsc(sizes, lam, gamma, repeat):
             repeat, lambda: KernelRidge(alpha=lam, kernel="rbf", gamma=gamma).fit(X, y)
         )
         same = np.mean(np.sign(direct.decision_function(X_test)) == np.sign(kr.predict(X_test)))
-        print(f"{n:6d} {t_dir:11.3f} {t_cg:8.3f} {cg.n_iter_:8d} {t_kr:16.3f} "
-              f"{t_dir / t_kr:10.2f} {t_cg / t_kr:6.2f} {same:10.4f}")
+        print(
+            f"{n:6d} {t_dir:11.3f} {t_cg:8.3f} {cg.n_iter_:8d} {t_kr:16.3f} "
+            f"{t_dir / t_kr:10.2f} {t_cg / t_kr:6.2f} {same:10.4f}"
+        )
 
 
 def bench_rlr(sizes, lam, d, degree, repeat):
     D = n_polynomial_features(d, degree)
-    print(f"\nRLR, polynomial kernel (x'z + 1)^{degree} on {d} features (D = {D} explicit "
-          f"features), lambda={lam}; ksvm tol 1e-8 (Newton), 1e-6 (L-BFGS); "
-          f"LogisticRegression(C={1 / lam:g}, lbfgs, tol=1e-8)")
-    print(f"{'n':>6} {'newton [s]':>11} {'iter':>5} {'lbfgs [s]':>10} {'iter':>6} "
-          f"{'LogReg [s]':>11} {'newton/LR':>10} {'lbfgs/LR':>9} {'max |f diff|':>13}")
+    print(
+        f"\nRLR, polynomial kernel (x'z + 1)^{degree} on {d} features (D = {D} explicit "
+        f"features), lambda={lam}; ksvm tol 1e-8 (Newton), 1e-6 (L-BFGS); "
+        f"LogisticRegression(C={1 / lam:g}, lbfgs, tol=1e-8)"
+    )
+    print(
+        f"{'n':>6} {'newton [s]':>11} {'iter':>5} {'lbfgs [s]':>10} {'iter':>6} "
+        f"{'LogReg [s]':>11} {'newton/LR':>10} {'lbfgs/LR':>9} {'max |f diff|':>13}"
+    )
     rng = np.random.default_rng(0)
     for n in sizes:
         X = rng.normal(size=(n, d)) / np.sqrt(d)
@@ -64,7 +72,8 @@ def bench_rlr(sizes, lam, d, degree, repeat):
         params = dict(lam=lam, kernel="poly", degree=degree, gamma=1.0, coef0=1.0, tol=1e-8)
         t_new, newton = best_of(repeat, lambda: KernelLogisticRegression(**params).fit(X, y))
         t_lb, lbfgs = best_of(
-            repeat, lambda: KernelLogisticRegression(**{**params, "tol": 1e-6}, solver="lbfgs").fit(X, y)
+            repeat,
+            lambda: KernelLogisticRegression(**{**params, "tol": 1e-6}, solver="lbfgs").fit(X, y),
         )
 
         def explicit():
@@ -74,8 +83,10 @@ def bench_rlr(sizes, lam, d, degree, repeat):
         t_lr, lr = best_of(repeat, explicit)
         Phi = polynomial_feature_map(X, degree, coef0=1.0)
         diff = np.abs(newton.decision_function(X) - lr.decision_function(Phi)).max()
-        print(f"{n:6d} {t_new:11.3f} {newton.n_iter_:5d} {t_lb:10.3f} {lbfgs.n_iter_:6d} "
-              f"{t_lr:11.3f} {t_new / t_lr:10.1f} {t_lb / t_lr:9.1f} {diff:13.1e}")
+        print(
+            f"{n:6d} {t_new:11.3f} {newton.n_iter_:5d} {t_lb:10.3f} {lbfgs.n_iter_:6d} "
+            f"{t_lr:11.3f} {t_new / t_lr:10.1f} {t_lb / t_lr:9.1f} {diff:13.1e}"
+        )
 
 
 def main():

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 from _timing import blas_setting, blas_threads, in_fresh_process, peak_rss_bytes
+from sklearn.base import clone
 
 PROBLEMS = {
     "noisy 2-D, C=1": dict(data="noisy", C=1.0, gamma=1.0),
@@ -78,15 +79,16 @@ def fit_one(library, problem, n, cache_size, tol, repeat, threads):
             params = dict(C=p["C"], kernel="rbf", gamma=p["gamma"], tol=tol)
             if "cache_size" in SoftMarginSVC().get_params():  # absent before the rows solver
                 params["cache_size"] = cache_size
-            make = lambda: SoftMarginSVC(**params)  # noqa: E731
+            estimator = SoftMarginSVC(**params)
         else:
             from sklearn.svm import SVC
 
-            make = lambda: SVC(C=p["C"], kernel="rbf", gamma=p["gamma"], tol=tol,  # noqa: E731
-                               cache_size=cache_size)
+            estimator = SVC(
+                C=p["C"], kernel="rbf", gamma=p["gamma"], tol=tol, cache_size=cache_size
+            )
         wall, cpu = np.inf, np.inf
         for _ in range(repeat):
-            model = make()
+            model = clone(estimator)
             w0, c0 = time.perf_counter(), time.process_time()
             model.fit(X, y)
             wall = min(wall, time.perf_counter() - w0)
@@ -102,9 +104,21 @@ def fit_one(library, problem, n, cache_size, tol, repeat, threads):
         accuracy = float(np.mean(model.predict(X_test) == y_test))
         objective = dual_objective_blocks(X[support], v, p["gamma"])
     return dict(
-        library=library, solver=solver, problem=problem, n=n, wall=wall, cpu=cpu,
-        n_iter=n_iter, n_sv=int(support.size), objective=objective, accuracy=accuracy,
-        peak_rss_mb=peak / 2**20, blas=setting, cache_size=cache_size, tol=tol, repeat=repeat,
+        library=library,
+        solver=solver,
+        problem=problem,
+        n=n,
+        wall=wall,
+        cpu=cpu,
+        n_iter=n_iter,
+        n_sv=int(support.size),
+        objective=objective,
+        accuracy=accuracy,
+        peak_rss_mb=peak / 2**20,
+        blas=setting,
+        cache_size=cache_size,
+        tol=tol,
+        repeat=repeat,
     )
 
 
@@ -119,11 +133,15 @@ def main():
     parser.add_argument("--libraries", nargs="+", default=["ksvm", "libsvm"])
     parser.add_argument("--json", type=Path, default=None, help="store the rows here")
     args = parser.parse_args()
-    print(f"RBF SMO, tol={args.tol}, cache_size={args.cache_size:g} MB, "
-          f"BLAS threads pinned to {args.threads}; best of {args.repeat} fits each, "
-          "each library in a fresh process")
-    head = (f"{'problem':>22} {'n':>6} {'library':>12} {'wall [s]':>9} {'cpu [s]':>8} "
-            f"{'iter':>7} {'SV':>6} {'accuracy':>8} {'peak MB':>8} {'obj rel diff':>12}")
+    print(
+        f"RBF SMO, tol={args.tol}, cache_size={args.cache_size:g} MB, "
+        f"BLAS threads pinned to {args.threads}; best of {args.repeat} fits each, "
+        "each library in a fresh process"
+    )
+    head = (
+        f"{'problem':>22} {'n':>6} {'library':>12} {'wall [s]':>9} {'cpu [s]':>8} "
+        f"{'iter':>7} {'SV':>6} {'accuracy':>8} {'peak MB':>8} {'obj rel diff':>12}"
+    )
     rows = []
     for n in args.sizes:
         for problem in args.problems:
@@ -131,7 +149,8 @@ def main():
             out = {}
             for library in args.libraries:
                 out[library] = in_fresh_process(
-                    "bench_smo", "fit_one",
+                    "bench_smo",
+                    "fit_one",
                     (library, problem, n, args.cache_size, args.tol, repeat, args.threads),
                     threads=args.threads,
                 )
@@ -143,16 +162,25 @@ def main():
                 print(head)
             ref = out.get("libsvm")
             for library, r in out.items():
-                rel = abs(r["objective"] - ref["objective"]) / abs(ref["objective"]) if ref else np.nan
+                rel = (
+                    abs(r["objective"] - ref["objective"]) / abs(ref["objective"])
+                    if ref
+                    else np.nan
+                )
                 r["objective_rel_diff"] = rel
                 name = r["solver"] if library == "ksvm" else "libsvm"
-                print(f"{problem:>22} {n:6d} {'ksvm ' + name if library == 'ksvm' else name:>12} "
-                      f"{r['wall']:9.2f} {r['cpu']:8.2f} {r['n_iter']:7d} {r['n_sv']:6d} "
-                      f"{r['accuracy']:8.4f} {r['peak_rss_mb']:8.0f} {rel:12.1e}")
+                print(
+                    f"{problem:>22} {n:6d} {'ksvm ' + name if library == 'ksvm' else name:>12} "
+                    f"{r['wall']:9.2f} {r['cpu']:8.2f} {r['n_iter']:7d} {r['n_sv']:6d} "
+                    f"{r['accuracy']:8.4f} {r['peak_rss_mb']:8.0f} {rel:12.1e}"
+                )
                 rows.append(r)
             if "ksvm" in out and ref:
-                print(f"{'':>22} {'':>6} {'ratio':>12} {out['ksvm']['wall'] / ref['wall']:9.2f} "
-                      f"{out['ksvm']['cpu'] / ref['cpu']:8.2f}", flush=True)
+                print(
+                    f"{'':>22} {'':>6} {'ratio':>12} {out['ksvm']['wall'] / ref['wall']:9.2f} "
+                    f"{out['ksvm']['cpu'] / ref['cpu']:8.2f}",
+                    flush=True,
+                )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(rows, indent=1) + "\n")

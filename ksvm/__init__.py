@@ -57,11 +57,29 @@ subpackage ``ksvm.book``, imported on its own: ``import ksvm`` does not load it,
 needs neither matplotlib nor ipywidgets.
 """
 
-from . import ascent, base, class_statistics, columns, datasets, features, kernel_rules, kernels, linalg, lsvm, mercer, nearest_mean, polynomial_map, primal, rlr, rlsc, smo
-from .mercer import check_mercer
-from .nearest_mean import KernelMeanClassifier
+from . import (
+    ascent,
+    base,
+    class_statistics,
+    columns,
+    datasets,
+    features,
+    kernel_rules,
+    kernels,
+    linalg,
+    lsvm,
+    mercer,
+    nearest_mean,
+    polynomial_map,
+    primal,
+    rlr,
+    rlsc,
+    smo,
+)
 from .ascent import GradientAscentSVC
 from .lsvm import LagrangianSVC
+from .mercer import check_mercer
+from .nearest_mean import KernelMeanClassifier
 from .rlr import KernelLogisticRegression
 from .rlsc import RLSClassifier
 from .smo import SoftMarginSVC
@@ -69,8 +87,15 @@ from .smo import SoftMarginSVC
 __version__ = "0.1.0"
 
 __all__ = [
+    "GradientAscentSVC",
+    "KernelLogisticRegression",
+    "KernelMeanClassifier",
+    "LagrangianSVC",
+    "RLSClassifier",
+    "SoftMarginSVC",
     "ascent",
     "base",
+    "check_mercer",
     "class_statistics",
     "columns",
     "datasets",
@@ -86,11 +111,4 @@ __all__ = [
     "rlr",
     "rlsc",
     "smo",
-    "check_mercer",
-    "KernelMeanClassifier",
-    "SoftMarginSVC",
-    "LagrangianSVC",
-    "RLSClassifier",
-    "KernelLogisticRegression",
-    "GradientAscentSVC",
 ]

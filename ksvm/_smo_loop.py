@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 
-__all__ = ["SMOStep", "SMORun", "GramRows", "CachedRows", "run_smo"]
+__all__ = ["CachedRows", "GramRows", "SMORun", "SMOStep", "run_smo"]
 
 #: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
 _TAU = 1e-12
@@ -44,7 +44,7 @@ def _snap(value, C):
     ``alpha_i + (C - alpha_i)``, which may miss 0 or C by one rounding error;
     a multiplier of 1e-17 would then count as a support vector.
     """
-    scale = 4 * _EPS * (C if C != np.inf else max(1.0, abs(value)))
+    scale = 4 * _EPS * (C if np.inf != C else max(1.0, abs(value)))
     if value <= scale:
         return 0.0
     if value >= C - scale:
@@ -58,7 +58,6 @@ def _penalties(alpha, pos, C):
     in_up = np.where(pos, alpha < C, alpha > 0)
     in_low = np.where(pos, alpha > 0, alpha < C)
     return np.where(in_up, 0.0, -np.inf), np.where(in_low, 0.0, np.inf)
-
 
 
 class _ActiveSet:
@@ -101,7 +100,7 @@ class _ActiveSet:
         F, F_up, F_low = self.F, self.F_up, self.F_low
         only_up = np.isfinite(self.up_pen) & ~np.isfinite(self.low_pen)
         only_low = np.isfinite(self.low_pen) & ~np.isfinite(self.up_pen)
-        return (only_up & (F < F_low[j])) | (only_low & (F > F_up[i]))
+        return (only_up & (F_low[j] > F)) | (only_low & (F_up[i] < F))
 
     def second_order_j(self, i, Ki):
         """The second index by the second-order rule: the ``t`` in ``I_low``
@@ -189,7 +188,6 @@ class _ActiveSetBLAS(_ActiveSet):
         _axpy(Kj, self.F, a=t)
 
 
-
 class _Prefetch:
     """Compute a missing row of the Gram matrix together with the uncached rows
     of the next likely members of a pair, in one block.
@@ -220,8 +218,7 @@ class _Prefetch:
             self.age = 0
         self.age += 1
         batch = self.candidates[~rows.cached(self.candidates)].tolist()
-        rows.fetch(list(dict.fromkeys([i] + batch))[: max(1, min(2 * k + 1, rows.capacity // 2))])
-
+        rows.fetch(list(dict.fromkeys([i, *batch]))[: max(1, min(2 * k + 1, rows.capacity // 2))])
 
 
 # -- the row providers --------------------------------------------------------------
@@ -394,14 +391,33 @@ class _Watch:
             self.history.append(self.objective)
         if self.callback is not None:
             alpha = act.alpha
-            self.callback(SMOStep(
-                n_iter, int(active[i]), int(active[j]), act.t, float(alpha[i]), float(alpha[j]),
-                gain, float(gap), active, alpha, act.F,
-            ))
+            self.callback(
+                SMOStep(
+                    n_iter,
+                    int(active[i]),
+                    int(active[j]),
+                    act.t,
+                    float(alpha[i]),
+                    float(alpha[j]),
+                    gain,
+                    float(gap),
+                    active,
+                    alpha,
+                    act.F,
+                )
+            )
 
 
 def run_smo(
-    rows, y, C, *, tol, max_iter, second_order=True, shrinking=True, callback=None,
+    rows,
+    y,
+    C,
+    *,
+    tol,
+    max_iter,
+    second_order=True,
+    shrinking=True,
+    callback=None,
     history=False,
 ):
     """SMO from ``alpha = 0`` on the rows of ``K`` that ``rows`` gives.
@@ -455,7 +471,9 @@ def run_smo(
     while True:
         # --- the (sub)problem on the active set: copies of its alpha and F ---
         shrunk = active.size < n
-        act = rows.active_set(alpha_all[active], F_all[active], pos_all[active], diag_all[active], C)
+        act = rows.active_set(
+            alpha_all[active], F_all[active], pos_all[active], diag_all[active], C
+        )
         row, pair_rows = rows.start(active, act)
         violating_pair, out_of_race = act.violating_pair, act.out_of_race
         second_order_j, pair_step = act.second_order_j, act.pair_step

@@ -25,24 +25,24 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 
 __all__ = [
+    "check_C",
+    "check_bool",
+    "check_degree",
+    "check_finite_real",
+    "check_gamma",
+    "check_gram",
+    "check_gram_labels",
+    "check_integer",
     "check_matrix",
+    "check_matrix_labels",
+    "check_nonnegative_integer",
     "check_pair",
     "check_positive",
-    "check_finite_real",
-    "check_integer",
     "check_positive_integer",
-    "check_nonnegative_integer",
-    "check_degree",
-    "check_C",
-    "check_gram",
-    "check_matrix_labels",
-    "check_gram_labels",
-    "encode_binary_labels",
-    "optional",
-    "one_of",
-    "check_bool",
     "check_unit_interval",
-    "check_gamma",
+    "encode_binary_labels",
+    "one_of",
+    "optional",
     "validate_parameters",
 ]
 
@@ -309,8 +309,13 @@ def _labels_for_rows(y, n, what, name):
 
 
 #: The target types of scikit-learn's check_classification_targets.
-_CLASSIFICATION_TARGETS = ("binary", "multiclass", "multiclass-multioutput",
-                           "multilabel-indicator", "multilabel-sequences")
+_CLASSIFICATION_TARGETS = (
+    "binary",
+    "multiclass",
+    "multiclass-multioutput",
+    "multilabel-indicator",
+    "multilabel-sequences",
+)
 
 
 def encode_binary_labels(y):
@@ -347,9 +352,7 @@ def encode_binary_labels(y):
     """
     y = np.asarray(y)
     if y.ndim != 1:
-        raise ValueError(
-            f"y must be a one-dimensional array of class labels, got shape {y.shape}."
-        )
+        raise ValueError(f"y must be a one-dimensional array of class labels, got shape {y.shape}.")
     if y.size == 0:
         raise ValueError("y is empty; at least one sample of each of two classes is needed.")
     # What check_classification_targets tests, from one type_of_target (each call costs

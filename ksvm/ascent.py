@@ -71,7 +71,7 @@ from .class_statistics import (
 )
 from .smo import dual_objective, smo
 
-__all__ = ["AscentResult", "weighted_ascent", "GradientAscentSVC"]
+__all__ = ["AscentResult", "GradientAscentSVC", "weighted_ascent"]
 
 
 @dataclass
@@ -127,8 +127,15 @@ def _require_separable(K, y_pm):
 
 
 def weighted_ascent(
-    K, y, rho=1e-2, weight="rho1", tol=1e-8, max_iter=100000, nonnegative="clip",
-    check_separable=True, return_history=False,
+    K,
+    y,
+    rho=1e-2,
+    weight="rho1",
+    tol=1e-8,
+    max_iter=100000,
+    nonnegative="clip",
+    check_separable=True,
+    return_history=False,
 ):
     """Solve the hard-margin dual (7) by the pairwise weighted gradient ascent (13)-(15).
 
@@ -246,8 +253,13 @@ def weighted_ascent(
             stacklevel=2,
         )
     return AscentResult(
-        alpha=alpha, objective=objective, n_iter=n_iter, converged=stop != "max_iter",
-        stop=stop, rho1=w1, remaining_gain=remaining,
+        alpha=alpha,
+        objective=objective,
+        n_iter=n_iter,
+        converged=stop != "max_iter",
+        stop=stop,
+        rho1=w1,
+        remaining_gain=remaining,
         history=np.array(history) if return_history else None,
     )
 
@@ -354,8 +366,19 @@ class GradientAscentSVC(BaseKernelClassifier):
     }
 
     def __init__(
-        self, *, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="smo", rho=1e-2,
-        weight="rho1", bias="standard", reading="margin", tol=None, max_iter=None,
+        self,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        solver="smo",
+        rho=1e-2,
+        weight="rho1",
+        bias="standard",
+        reading="margin",
+        tol=None,
+        max_iter=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -377,7 +400,10 @@ class GradientAscentSVC(BaseKernelClassifier):
         _require_separable(K, y_pm)
         if p["solver"] == "ascent":
             result = weighted_ascent(
-                K, y_pm, rho=p["rho"], weight=p["weight"],
+                K,
+                y_pm,
+                rho=p["rho"],
+                weight=p["weight"],
                 tol=1e-8 if p["tol"] is None else p["tol"],
                 max_iter=100000 if p["max_iter"] is None else p["max_iter"],
                 check_separable=False,

@@ -188,10 +188,7 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         refused (:func:`ksvm.mercer.require_psd`) if the solver needs it PSD
         (``_psd_reason``), the kernel is not PSD by theory (:meth:`_needs_psd_check`)
         and the matrix is not."""
-        if self.kernel == "precomputed":
-            K = X
-        else:
-            K = self._kernel_function()(self._kernel_points(X))
+        K = X if self.kernel == "precomputed" else self._kernel_function()(self._kernel_points(X))
         if self._psd_reason is not None and self._needs_psd_check():
             require_psd(K, self._psd_reason)
         return K

@@ -28,18 +28,18 @@ from ._validation import check_gram_labels, check_matrix, encode_binary_labels, 
 from .primal import is_linearly_separable
 
 __all__ = [
-    "theta_parts",
-    "theta_ratio",
-    "rho1",
-    "rho1_explicit",
-    "variability",
+    "class_biases",
     "class_variability",
     "class_variability_explicit",
-    "variability_index",
-    "standard_bias",
-    "class_biases",
-    "variability_bias",
+    "rho1",
+    "rho1_explicit",
     "separable_in_feature_space",
+    "standard_bias",
+    "theta_parts",
+    "theta_ratio",
+    "variability",
+    "variability_bias",
+    "variability_index",
 ]
 
 
@@ -74,9 +74,11 @@ def theta_parts(K_block):
     """
     n = K_block.shape[0]
     if n < 2:
-        raise ValueError(f"rho_1 needs at least two examples in each class (the "
-                         f"covariance divides by n - 1); a class has {n}. "
-                         "Use weight='equal'.")
+        raise ValueError(
+            f"rho_1 needs at least two examples in each class (the "
+            f"covariance divides by n - 1); a class has {n}. "
+            "Use weight='equal'."
+        )
     norm2 = K_block.sum() / n**2  # ||m||^2, the mean of the block
     # n (<m, phi_j> - ||m||^2) for every j: the centred column sums of the lemma
     T = K_block.sum(axis=0) - K_block.sum() / n

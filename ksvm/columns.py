@@ -23,6 +23,7 @@ from .kernels import block_rows, make_kernel
 
 __all__ = ["KernelColumns"]
 
+
 class KernelColumns:
     """The rows of ``K = k(X, X)`` on demand, cached under a memory budget.
 
@@ -194,7 +195,9 @@ class KernelColumns:
     def _index(self, idx):
         idx = np.asarray(idx, dtype=np.intp).ravel()
         if idx.size and (idx.min() < -self.m or idx.max() >= self.m):
-            raise ValueError(f"row indices must lie in [0, {self.m}), got {idx.min()}..{idx.max()}.")
+            raise ValueError(
+                f"row indices must lie in [0, {self.m}), got {idx.min()}..{idx.max()}."
+            )
         return idx % self.m if idx.size else idx
 
     def cached(self, idx):

@@ -33,19 +33,19 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from ._validation import check_finite_real, check_integer, check_matrix
 
 __all__ = [
-    "COCIANU_STATE_MEANS",
     "COCIANU_STATE_COVARIANCES",
-    "make_cocianu_state",
+    "COCIANU_STATE_MEANS",
+    "checkerboard_chunk",
     "checkerboard_labels",
-    "make_checkerboard",
-    "make_separable_2d",
-    "make_noisy_2d",
-    "make_linear_large",
     "linear_hyperplane",
     "linear_large_chunk",
-    "checkerboard_chunk",
     "load_breast_cancer_pm",
     "load_digits_binary",
+    "make_checkerboard",
+    "make_cocianu_state",
+    "make_linear_large",
+    "make_noisy_2d",
+    "make_separable_2d",
 ]
 
 #: Class means of Cocianu & State (2013), section 5: class 1 (label +1) first.
@@ -127,7 +127,10 @@ def make_cocianu_state(n_pos=60, n_neg=70, *, accept=None, max_tries=1000, seed=
     (mu1, mu2), (S1, S2) = COCIANU_STATE_MEANS, COCIANU_STATE_COVARIANCES
     for _ in range(1 if accept is None else max_tries):
         X = np.vstack(
-            [rng.multivariate_normal(mu1, S1, size=n_pos), rng.multivariate_normal(mu2, S2, size=n_neg)]
+            [
+                rng.multivariate_normal(mu1, S1, size=n_pos),
+                rng.multivariate_normal(mu2, S2, size=n_neg),
+            ]
         )
         if accept is None or accept(X, y):
             return X, y
@@ -528,7 +531,9 @@ def _digit_set(value, name):
         isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or not 0 <= v <= 9
         for v in values
     ):
-        raise ValueError(f"{name} must be a digit 0-9 or a non-empty list of digits, got {value!r}.")
+        raise ValueError(
+            f"{name} must be a digit 0-9 or a non-empty list of digits, got {value!r}."
+        )
     return {int(v) for v in values}
 
 
@@ -565,4 +570,6 @@ def load_digits_binary(positive=3, negative=8):
         raise ValueError(f"positive and negative share the digits {sorted(pos & neg)}.")
     data = load_digits()
     keep = np.isin(data.target, sorted(pos | neg))
-    return np.asarray(data.data[keep], dtype=np.float64), _labels(np.isin(data.target[keep], sorted(pos)))
+    return np.asarray(data.data[keep], dtype=np.float64), _labels(
+        np.isin(data.target[keep], sorted(pos))
+    )

@@ -112,7 +112,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._validation import check_bool, check_gamma, check_positive_integer
 from .kernels import block_rows, rbf_kernel, resolve_gamma
 
-__all__ = ["RandomFourierFeatures", "NystroemFeatures"]
+__all__ = ["NystroemFeatures", "RandomFourierFeatures"]
+
 
 def _row_blocks(m, width):
     """Slices of ``range(m)`` of :func:`ksvm.kernels.block_rows` rows each."""
@@ -349,7 +350,7 @@ class NystroemFeatures(_GaussianFeatures):
         X = validate_data(self, X, dtype=np.float64)
         self.gamma_ = resolve_gamma(gamma, X)
         m = X.shape[0]
-        if D > m:
+        if m < D:
             raise ValueError(
                 f"n_components = {D} is larger than n_samples = {m}: the landmarks are "
                 "rows of the training data, drawn without replacement.  Lower n_components "

@@ -17,7 +17,7 @@ import numpy as np
 from ._validation import check_pair, check_positive
 from .kernels import Kernel, _describe, _into
 
-__all__ = ["sum_kernel", "scaled_kernel", "product_kernel", "normalized_kernel"]
+__all__ = ["normalized_kernel", "product_kernel", "scaled_kernel", "sum_kernel"]
 
 # ----------------------------------------------------------------------------
 
@@ -25,8 +25,7 @@ __all__ = ["sum_kernel", "scaled_kernel", "product_kernel", "normalized_kernel"]
 def _check_kernel_callable(k, name):
     if not callable(k):
         raise ValueError(
-            f"{name} must be a kernel function k(X, Y=None) returning a Gram "
-            f"block, got {k!r}."
+            f"{name} must be a kernel function k(X, Y=None) returning a Gram block, got {k!r}."
         )
 
 

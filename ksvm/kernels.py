@@ -60,18 +60,18 @@ from ._validation import (
 )
 
 __all__ = [
-    "linear_kernel",
-    "polynomial_kernel",
-    "rbf_kernel",
-    "exponential_kernel",
-    "sigmoid_kernel",
-    "squared_distances",
+    "KERNELS",
     "Kernel",
     "RBFBlock",
     "block_rows",
-    "KERNELS",
-    "resolve_gamma",
+    "exponential_kernel",
+    "linear_kernel",
     "make_kernel",
+    "polynomial_kernel",
+    "rbf_kernel",
+    "resolve_gamma",
+    "sigmoid_kernel",
+    "squared_distances",
 ]
 
 
@@ -429,9 +429,14 @@ def _checked(A, name):
     """``check_matrix(A, name)``, without its fixed cost (a millisecond) for a float64
     matrix whose sum is finite (so is every entry): the rows solvers call the kernel
     on a few rows at a time."""
-    if type(A) is np.ndarray and A.dtype == np.float64 and A.ndim == 2 and A.size:
-        if np.isfinite(A.sum()):
-            return A
+    if (
+        type(A) is np.ndarray
+        and A.dtype == np.float64
+        and A.ndim == 2
+        and A.size
+        and np.isfinite(A.sum())
+    ):
+        return A
     return check_matrix(A, name)
 
 

@@ -24,10 +24,10 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 __all__ = [
-    "cholesky",
-    "augmented_gram",
-    "apply_Ht",
     "apply_H",
+    "apply_Ht",
+    "augmented_gram",
+    "cholesky",
     "smw_factor",
     "smw_gram_factor",
     "smw_solve",

@@ -32,7 +32,7 @@ from scipy.linalg import cho_factor
 from ._validation import check_gram, check_positive
 from .linalg import cholesky
 
-__all__ = ["MercerReport", "check_mercer", "require_psd", "cholesky"]
+__all__ = ["MercerReport", "check_mercer", "cholesky", "require_psd"]
 
 
 @dataclass(frozen=True)

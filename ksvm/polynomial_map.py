@@ -20,6 +20,7 @@ from ._validation import check_degree, check_finite_real, check_matrix
 
 __all__ = ["n_polynomial_features", "polynomial_feature_map"]
 
+
 def n_polynomial_features(n_features, degree, coef0=1.0):
     """Length of :func:`polynomial_feature_map` for ``n_features`` inputs.
 

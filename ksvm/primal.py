@@ -28,11 +28,11 @@ from ._validation import check_C, check_matrix_labels, check_positive, check_pos
 
 __all__ = [
     "PrimalResult",
+    "is_linearly_separable",
+    "primal_hinge",
     "primal_objective",
     "primal_qp",
     "smoothed_hinge",
-    "primal_hinge",
-    "is_linearly_separable",
 ]
 
 
@@ -82,8 +82,13 @@ def primal_objective(w, b, X, y, C):
 
 def _check(X, y, C, tol, max_iter):
     X, y_pm = check_matrix_labels(X, y)
-    return (X, y_pm, check_C(C, "C"), check_positive(tol, "tol"),
-            check_positive_integer(max_iter, "max_iter"))
+    return (
+        X,
+        y_pm,
+        check_C(C, "C"),
+        check_positive(tol, "tol"),
+        check_positive_integer(max_iter, "max_iter"),
+    )
 
 
 def primal_qp(X, y, C=1.0, *, tol=1e-14, max_iter=1000):
@@ -153,15 +158,22 @@ def primal_qp(X, y, C=1.0, *, tol=1e-14, max_iter=1000):
     if not hard:
         z0[d + 1 :] = 1.0  # w = 0, b = 0, xi = 1 is feasible
     result = minimize(
-        objective, z0, jac=gradient, method="SLSQP", bounds=bounds,
-        constraints=constraints, options={"ftol": tol, "maxiter": max_iter},
+        objective,
+        z0,
+        jac=gradient,
+        method="SLSQP",
+        bounds=bounds,
+        constraints=constraints,
+        options={"ftol": tol, "maxiter": max_iter},
     )
     if not result.success:
         hint = " (with C = inf: are the classes linearly separable?)" if hard else ""
         raise ValueError(f"SLSQP did not solve the primal QP: {result.message}{hint}")
     w, b = result.x[:d], float(result.x[d])
     xi = np.maximum(0.0, 1.0 - y * (X @ w + b))
-    return PrimalResult(w=w, b=b, xi=xi, objective=primal_objective(w, b, X, y, C), n_iter=int(result.nit))
+    return PrimalResult(
+        w=w, b=b, xi=xi, objective=primal_objective(w, b, X, y, C), n_iter=int(result.nit)
+    )
 
 
 def smoothed_hinge(z, mu):
@@ -252,7 +264,11 @@ def primal_hinge(X, y, C=1.0, *, mu_final=1e-7, tol=1e-10, max_iter=10000):
     n_iter, mu = 0, 1.0
     while True:
         result = minimize(
-            fun, z, args=(mu,), jac=True, method="L-BFGS-B",
+            fun,
+            z,
+            args=(mu,),
+            jac=True,
+            method="L-BFGS-B",
             options={"gtol": tol, "ftol": 1e-15, "maxiter": max_iter, "maxcor": 30},
         )
         z, n_iter = result.x, n_iter + int(result.nit)

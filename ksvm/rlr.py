@@ -73,15 +73,15 @@ from .mercer import require_psd
 from .rlsc import eliminate_bias
 
 __all__ = [
-    "RLRResult",
-    "rlr_loss_and_gradient",
-    "rlr_objective",
-    "rlr_gradient",
-    "rlr_lipschitz",
-    "rlr_gd",
-    "rlr_lbfgs",
-    "rlr_newton",
     "KernelLogisticRegression",
+    "RLRResult",
+    "rlr_gd",
+    "rlr_gradient",
+    "rlr_lbfgs",
+    "rlr_lipschitz",
+    "rlr_loss_and_gradient",
+    "rlr_newton",
+    "rlr_objective",
 ]
 
 
@@ -277,8 +277,13 @@ def _finish(K, y, lam, c, b, n_iter, threshold, history, name, hint, at_floor=Fa
             stacklevel=3,
         )
     return RLRResult(
-        c=c, b=float(b), objective=value, grad_norm=grad_norm, n_iter=n_iter,
-        converged=converged, at_floor=at_floor and grad_norm > threshold,
+        c=c,
+        b=float(b),
+        objective=value,
+        grad_norm=grad_norm,
+        n_iter=n_iter,
+        converged=converged,
+        at_floor=at_floor and grad_norm > threshold,
         history=None if history is None else np.array(history),
     )
 
@@ -338,7 +343,15 @@ def rlr_gd(K, y, lam, tol=1e-6, max_iter=10000, step=None, return_history=False)
         b = b - step * gb
         n_iter += 1
     return _finish(
-        K, y_pm, lam, c, b, n_iter, threshold, history, "Gradient descent",
+        K,
+        y_pm,
+        lam,
+        c,
+        b,
+        n_iter,
+        threshold,
+        history,
+        "Gradient descent",
         "raise max_iter or tol, or use solver='lbfgs' or 'newton'.",
     )
 
@@ -394,7 +407,11 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
             raise StopIteration  # the stopping test of this module, not L-BFGS-B's own
 
     res = minimize(
-        fun, np.zeros(n + 1), jac=True, method="L-BFGS-B", callback=callback,
+        fun,
+        np.zeros(n + 1),
+        jac=True,
+        method="L-BFGS-B",
+        callback=callback,
         options={"maxiter": max_iter, "gtol": 0.0, "ftol": 0.0, "maxls": 50},
     )
     x = res.x if res.nit >= last["nit"] else last["x"]
@@ -404,8 +421,17 @@ def rlr_lbfgs(K, y, lam, tol=1e-6, max_iter=15000, return_history=False):
         g = np.append(gc, gb)
         at_floor = _at_floor(0.5 * g @ res.hess_inv.matvec(g), value)
     return _finish(
-        K, y_pm, lam, x[:n], x[n], max(int(res.nit), last["nit"]), threshold, history, "L-BFGS",
-        "raise max_iter or tol, or use solver='newton'.", at_floor=at_floor,
+        K,
+        y_pm,
+        lam,
+        x[:n],
+        x[n],
+        max(int(res.nit), last["nit"]),
+        threshold,
+        history,
+        "L-BFGS",
+        "raise max_iter or tol, or use solver='newton'.",
+        at_floor=at_floor,
     )
 
 
@@ -485,8 +511,17 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
         if return_history:
             history.append(value)
     return _finish(
-        K, y_pm, lam, c, b, n_iter, threshold, history, "Newton's method",
-        "raise max_iter or tol, or use solver='lbfgs'.", at_floor=at_floor,
+        K,
+        y_pm,
+        lam,
+        c,
+        b,
+        n_iter,
+        threshold,
+        history,
+        "Newton's method",
+        "raise max_iter or tol, or use solver='lbfgs'.",
+        at_floor=at_floor,
     )
 
 
@@ -559,8 +594,16 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
     }
 
     def __init__(
-        self, *, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="newton",
-        tol=1e-6, max_iter=None,
+        self,
+        *,
+        lam=1.0,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        solver="newton",
+        tol=1e-6,
+        max_iter=None,
     ):
         self.lam = lam
         self.kernel = kernel

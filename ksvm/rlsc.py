@@ -51,13 +51,13 @@ from .linalg import cholesky
 
 __all__ = [
     "RLSCResult",
-    "bordered_system",
-    "rlsc_objective",
-    "rlsc_direct",
-    "eliminate_bias",
-    "conjugate_gradient",
-    "rlsc_cg",
     "RLSClassifier",
+    "bordered_system",
+    "conjugate_gradient",
+    "eliminate_bias",
+    "rlsc_cg",
+    "rlsc_direct",
+    "rlsc_objective",
 ]
 
 
@@ -275,7 +275,9 @@ def conjugate_gradient(matvec, B, tol=1e-10, max_iter=None, return_history=False
         MP = matvec(P)
         pMp = np.einsum("ij,ij->j", P, MP)
         if np.any(pMp[active] <= 0):
-            raise np.linalg.LinAlgError("M is not positive definite: p'Mp <= 0 for a search direction.")
+            raise np.linalg.LinAlgError(
+                "M is not positive definite: p'Mp <= 0 for a search direction."
+            )
         step = np.where(active, rr / np.where(active, pMp, 1.0), 0.0)  # (rr_k / p'Mp)
         X += step * P
         R -= step * MP
@@ -358,7 +360,10 @@ def rlsc_cg(K, y, lam, tol=1e-10, max_iter=None, return_history=False):
         )
     c, b = eliminate_bias(sol[:, 0], sol[:, 1])
     return RLSCResult(
-        c=c, b=b, n_iter=n_iter, converged=converged,
+        c=c,
+        b=b,
+        n_iter=n_iter,
+        converged=converged,
         history=out[3] if return_history else None,
     )
 
@@ -427,8 +432,16 @@ class RLSClassifier(ExampleWeightsClassifier):
     }
 
     def __init__(
-        self, *, lam=1.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0, solver="direct",
-        tol=1e-10, max_iter=None,
+        self,
+        *,
+        lam=1.0,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        solver="direct",
+        tol=1e-10,
+        max_iter=None,
     ):
         self.lam = lam
         self.kernel = kernel

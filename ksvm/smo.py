@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ._smo_loop import CachedRows, GramRows, SMOStep, _penalties, run_smo
 from ._validation import (
     check_bool,
     check_C,
@@ -66,21 +67,21 @@ from ._validation import (
     one_of,
     optional,
 )
-from ._smo_loop import CachedRows, GramRows, SMOStep, _penalties, run_smo
 from .base import BaseKernelClassifier, Solution
 
+# run_smo, SMOStep, GramRows and CachedRows are the loop that smo and smo_rows run (written
+# in ksvm._smo_loop), for a caller that watches its steps
 __all__ = [
+    "CachedRows",
+    "GramRows",
     "SMOResult",
-    "smo",
-    "smo_rows",
+    "SMOStep",
+    "SoftMarginSVC",
     "dual_objective",
     "kkt_bias",
-    "SoftMarginSVC",
-    # the loop both run, for a caller that watches its steps (ksvm._smo_loop)
     "run_smo",
-    "SMOStep",
-    "GramRows",
-    "CachedRows",
+    "smo",
+    "smo_rows",
 ]
 
 
@@ -179,7 +180,14 @@ def kkt_bias(alpha, F, C, up, low):
 
 
 def smo(
-    K, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True,
+    K,
+    y,
+    C=1.0,
+    *,
+    tol=1e-3,
+    max_iter=None,
+    selection="second-order",
+    shrinking=True,
     return_history=False,
 ):
     """Solve the soft-margin SVM dual on a Gram matrix by SMO.
@@ -241,8 +249,14 @@ def smo(
     n = K.shape[0]
     y_pm, C, tol, max_iter = _check_problem(y, n, f"K is {n} x {n}", C, tol, max_iter, selection)
     run = run_smo(
-        GramRows(K), y_pm, C, tol=tol, max_iter=max_iter,
-        second_order=selection == "second-order", shrinking=shrinking, history=return_history,
+        GramRows(K),
+        y_pm,
+        C,
+        tol=tol,
+        max_iter=max_iter,
+        second_order=selection == "second-order",
+        shrinking=shrinking,
+        history=return_history,
     )
     # the objective recomputed: no drift from the updates
     result = _result(run, y_pm, C, tol, max_iter, dual_objective(run.alpha, K, y_pm))
@@ -314,7 +328,14 @@ def _kernel_times(kernel, X, rows, cols, v):
 
 
 def smo_rows(
-    columns, y, C=1.0, *, tol=1e-3, max_iter=None, selection="second-order", shrinking=True,
+    columns,
+    y,
+    C=1.0,
+    *,
+    tol=1e-3,
+    max_iter=None,
+    selection="second-order",
+    shrinking=True,
     prefetch=16,
 ):
     """:func:`smo` with the rows of the Gram matrix computed on demand.
@@ -383,8 +404,13 @@ def smo_rows(
         return _kernel_times(columns.kernel, columns.X, rows, cols, v)
 
     run = run_smo(
-        CachedRows(columns, product, prefetch), y_pm, C, tol=tol, max_iter=max_iter,
-        second_order=selection == "second-order", shrinking=shrinking,
+        CachedRows(columns, product, prefetch),
+        y_pm,
+        C,
+        tol=tol,
+        max_iter=max_iter,
+        second_order=selection == "second-order",
+        shrinking=shrinking,
     )
     v = run.alpha * y_pm
     return _result(run, y_pm, C, tol, max_iter, float(run.alpha.sum() - 0.5 * v @ (y_pm - run.F)))
@@ -537,8 +563,9 @@ class SoftMarginSVC(BaseKernelClassifier):
     def _solve(self, data, y_pm, params):
         """SMO on the Gram matrix (:func:`smo`) or on its rows (:func:`smo_rows`)."""
         p = params
-        options = dict(tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"],
-                       shrinking=p["shrinking"])
+        options = dict(
+            tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"], shrinking=p["shrinking"]
+        )
         if self.solver_ == "rows":
             result = smo_rows(data, y_pm, p["C"], **options)
         else:

@@ -24,23 +24,76 @@ BOOK = ROOT / "book"
 TABLE = BOOK / "notation.yml"
 
 GREEK = set(
-    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi "
-    "omicron pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega "
-    "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega ell".split()
+    [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "varepsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "vartheta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+        "omicron",
+        "pi",
+        "varpi",
+        "rho",
+        "varrho",
+        "sigma",
+        "varsigma",
+        "tau",
+        "upsilon",
+        "phi",
+        "varphi",
+        "chi",
+        "psi",
+        "omega",
+        "Gamma",
+        "Delta",
+        "Theta",
+        "Lambda",
+        "Xi",
+        "Pi",
+        "Sigma",
+        "Upsilon",
+        "Phi",
+        "Psi",
+        "Omega",
+        "ell",
+    ]
 )
 # Two spellings of one letter: the table writes the first.
-VARIANTS = {r"\phi": r"\varphi", r"\epsilon": r"\varepsilon", r"\vartheta": r"\theta",
-            r"\varrho": r"\rho", r"\varsigma": r"\sigma", r"\varpi": r"\pi"}
+VARIANTS = {
+    r"\phi": r"\varphi",
+    r"\epsilon": r"\varepsilon",
+    r"\vartheta": r"\theta",
+    r"\varrho": r"\rho",
+    r"\varsigma": r"\sigma",
+    r"\varpi": r"\pi",
+}
 # Commands whose argument is a word, not letters.
 WORDS = r"text|mathrm|operatorname|textrm|mbox|textbf|textit|texttt|mathtt|label|tag|mathsf"
 NOTES = re.compile(r"^## Notes on the sources", re.M)
 
 # Notations the book does not use, with what it writes instead.
 BANNED = [
-    (re.compile(r"(?<=[A-Za-z\]}])\^\s*\{?\s*[tT]\s*\}?(?![A-Za-z])|\)\^\s*\{?\s*T\s*\}?(?![A-Za-z])"),
-     r"a transpose is written ^\top, not ^t or ^T"),
-    (re.compile(r"(?<![\\A-Za-z])[A-Za-z]'\s*(?:[A-Za-z]|\\(?!prime|quad|qquad|,|;))"),
-     r"a transpose is written ^\top, not with a prime (w'x); a second point is z"),
+    (
+        re.compile(
+            r"(?<=[A-Za-z\]}])\^\s*\{?\s*[tT]\s*\}?(?![A-Za-z])|\)\^\s*\{?\s*T\s*\}?(?![A-Za-z])"
+        ),
+        r"a transpose is written ^\top, not ^t or ^T",
+    ),
+    (
+        re.compile(r"(?<![\\A-Za-z])[A-Za-z]'\s*(?:[A-Za-z]|\\(?!prime|quad|qquad|,|;))"),
+        r"a transpose is written ^\top, not with a prime (w'x); a second point is z",
+    ),
     (re.compile(r"\\mathbf\s*\{\s*e\s*\}"), r"the vector of ones is \mathbf{1}"),
 ]
 
@@ -53,8 +106,11 @@ def load_table(path=TABLE):
 
 
 def markdown_cells(path):
-    return ["".join(c["source"]) for c in json.loads(Path(path).read_text())["cells"]
-            if c["cell_type"] == "markdown"]
+    return [
+        "".join(c["source"])
+        for c in json.loads(Path(path).read_text())["cells"]
+        if c["cell_type"] == "markdown"
+    ]
 
 
 def main_text(path):
@@ -112,8 +168,12 @@ def math_segments(text):
         return " "
 
     text = re.sub(r"\$\$(.+?)\$\$", take, text, flags=re.S)
-    text = re.sub(r"\\begin\{(align\*?|equation\*?|gather\*?|multline\*?)\}(.+?)\\end\{\1\}", take,
-                  text, flags=re.S)
+    text = re.sub(
+        r"\\begin\{(align\*?|equation\*?|gather\*?|multline\*?)\}(.+?)\\end\{\1\}",
+        take,
+        text,
+        flags=re.S,
+    )
     re.sub(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$", take, text, flags=re.S)
     return segments
 
@@ -153,10 +213,16 @@ def banned_notations(path):
     found = []
     for formula in math_segments(main_text(path)):
         # a Greek letter to a power t (Gamma^t) is not a transpose
-        formula = re.sub(r"\\(?:" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?![A-Za-z])", "§", formula)
+        formula = re.sub(
+            r"\\(?:" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?![A-Za-z])",
+            "§",
+            formula,
+        )
         for pattern, reason in BANNED:
             for m in pattern.finditer(formula):
-                found.append((formula[max(0, m.start() - 15): m.end() + 15].replace("\n", " "), reason))
+                found.append(
+                    (formula[max(0, m.start() - 15) : m.end() + 15].replace("\n", " "), reason)
+                )
     return found
 
 
@@ -168,7 +234,9 @@ def misused(name, counts, table):
         if entry is None:
             wrong[letter] = f"not in book/notation.yml ({count} uses)"
         elif entry["scope"] != "book" and name not in entry["scope"]:
-            wrong[letter] = f"reserved for {', '.join(entry['scope'])}: {entry['meaning']} ({count} uses)"
+            wrong[letter] = (
+                f"reserved for {', '.join(entry['scope'])}: {entry['meaning']} ({count} uses)"
+            )
     return wrong
 
 
@@ -182,7 +250,9 @@ if __name__ == "__main__":
     for path in pages():
         wrong = misused(path.stem, chapter_letters(path), table)
         banned = banned_notations(path)
-        print(f"{path.stem}: {len(wrong)} letters outside the table, {len(banned)} banned notations")
+        print(
+            f"{path.stem}: {len(wrong)} letters outside the table, {len(banned)} banned notations"
+        )
         for letter, why in sorted(wrong.items()):
             print(f"    {letter:14s} {why}")
         for where, why in banned[:8]:

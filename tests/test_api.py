@@ -49,10 +49,17 @@ def fresh_steps():
     for name, statement in STEPS.items():
         code += [statement, f"loaded[{name!r}] = sorted(sys.modules)"]
         if name == "ksvm":  # before an import of a submodule adds its name
-            code += ["names = [sorted(n for n in vars(ksvm) if not n.startswith('_')), ksvm.__all__]"]
+            code += [
+                "names = [sorted(n for n in vars(ksvm) if not n.startswith('_')), ksvm.__all__]"
+            ]
     code += ["print(json.dumps([loaded, names]))"]
-    result = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True, text=True,
-                            timeout=120, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", "\n".join(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return json.loads(result.stdout.splitlines()[-1])
 
 
@@ -77,7 +84,7 @@ def test_the_chunked_data_as_dask_arrays_and_in_zarr_live_with_the_dask_solvers(
     from ksvm import datasets
     from ksvm.lsvm import dask_data
 
-    moved = ["make_chunked", "write_zarr", "read_zarr"]
+    moved = ["make_chunked", "read_zarr", "write_zarr"]
     assert dask_data.__all__ == moved
     assert [name for name in moved if hasattr(datasets, name) or name in datasets.__all__] == []
 
@@ -113,10 +120,16 @@ def test_the_top_level_covers_every_library_module_and_estimator():
     assert submodules - ON_THEIR_OWN - set(ksvm.__all__) == set()
     assert set(ksvm.__all__) & ON_THEIR_OWN == set()
     estimators = {}
-    for module in map(importlib.import_module, sorted(f"ksvm.{name}" for name in submodules - ON_THEIR_OWN)):
+    for module in map(
+        importlib.import_module, sorted(f"ksvm.{name}" for name in submodules - ON_THEIR_OWN)
+    ):
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
-            if isinstance(obj, type) and issubclass(obj, BaseKernelClassifier) and name not in base.__all__:
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, BaseKernelClassifier)
+                and name not in base.__all__
+            ):
                 estimators[name] = obj
     assert len(estimators) >= 6
     assert {name: getattr(ksvm, name, None) for name in estimators} == estimators

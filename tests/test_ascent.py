@@ -26,6 +26,7 @@ from ksvm.smo import smo
 
 from .conftest import frozen
 
+
 @parametrize_with_checks(
     [
         # With gamma = 'scale' the checks' two blobs are barely separable in the RBF
@@ -75,7 +76,9 @@ def test_lemma_for_any_gram_matrix(seed):
     y[:2], y[2:4] = 1, -1
     K = Phi @ Phi.T
     assert rho1(K, y) == pytest.approx(rho1_explicit(Phi, y), rel=1e-9)
-    np.testing.assert_allclose(class_variability(K, y), class_variability_explicit(Phi, y), rtol=1e-9)
+    np.testing.assert_allclose(
+        class_variability(K, y), class_variability_explicit(Phi, y), rtol=1e-9
+    )
 
 
 def test_rho1_in_one_dimension_is_fishers_ratio():
@@ -191,7 +194,9 @@ def test_without_clipping_alpha_goes_negative():
         warnings.simplefilter("ignore", ConvergenceWarning)
         r = weighted_ascent(K, y, rho=0.5, nonnegative="none", max_iter=3000, check_separable=False)
     assert r.alpha.min() < 0
-    assert r.objective > smo(K, y, np.inf, tol=1e-9).objective  # "better" than the optimum: infeasible
+    assert (
+        r.objective > smo(K, y, np.inf, tol=1e-9).objective
+    )  # "better" than the optimum: infeasible
 
 
 def test_biases():
@@ -202,10 +207,14 @@ def test_biases():
     # at the optimum both innermost examples sit on their margins: the margin reading
     # gives b_+ = b_- = SMO's b, and (22) equals (8)
     assert b_pos == pytest.approx(opt.b, abs=1e-6) and b_neg == pytest.approx(opt.b, abs=1e-6)
-    assert variability_bias(K, y, opt.alpha) == pytest.approx(standard_bias(K, y, opt.alpha), abs=1e-6)
+    assert variability_bias(K, y, opt.alpha) == pytest.approx(
+        standard_bias(K, y, opt.alpha), abs=1e-6
+    )
     # the boundary reading puts them one unit either side
     bb_pos, bb_neg = class_biases(K, y, opt.alpha, reading="boundary")
-    assert bb_pos == pytest.approx(opt.b - 1, abs=1e-6) and bb_neg == pytest.approx(opt.b + 1, abs=1e-6)
+    assert bb_pos == pytest.approx(opt.b - 1, abs=1e-6) and bb_neg == pytest.approx(
+        opt.b + 1, abs=1e-6
+    )
     ind = variability_index(K, y)
     v_neg, v_pos = class_variability(K, y)
     b_max, b_min = (bb_pos, bb_neg) if v_pos >= v_neg else (bb_neg, bb_pos)

@@ -36,37 +36,98 @@ HANG_LIMITS = Limits(timeout=3)  # for the notebook with a cell that hangs
 # the check `check` must fail with an error that contains `message`.
 MUTATIONS = {
     "01_gram_mercer": [
-        ("task-gaussian", "return np.exp(-gamma * np.maximum(sq, 0.0))",
-         "return np.exp(-gamma * np.maximum(sq, 0.0)).T", "check-1", "you returned the transpose"),
-        ("task-poly", "return (X @ Y.T + c) ** degree", "return (X @ Y.T) ** degree + c",
-         "check-2", "c goes inside the power"),
-        ("task-poly", "return (X @ Y.T + c) ** degree", "return np.exp(degree * np.log(X @ Y.T + c))",
-         "check-2", "polynomial_gram returned G with"),  # NaN where x'y + c < 0
-        ("task-mercer", "    if np.abs(K - K.T).max() > bound:\n        return False\n", "",
-         "check-3", "test the symmetry first"),
+        (
+            "task-gaussian",
+            "return np.exp(-gamma * np.maximum(sq, 0.0))",
+            "return np.exp(-gamma * np.maximum(sq, 0.0)).T",
+            "check-1",
+            "you returned the transpose",
+        ),
+        (
+            "task-poly",
+            "return (X @ Y.T + c) ** degree",
+            "return (X @ Y.T) ** degree + c",
+            "check-2",
+            "c goes inside the power",
+        ),
+        (
+            "task-poly",
+            "return (X @ Y.T + c) ** degree",
+            "return np.exp(degree * np.log(X @ Y.T + c))",
+            "check-2",
+            "polynomial_gram returned G with",
+        ),  # NaN where x'y + c < 0
+        (
+            "task-mercer",
+            "    if np.abs(K - K.T).max() > bound:\n        return False\n",
+            "",
+            "check-3",
+            "test the symmetry first",
+        ),
     ],
     "02_lsvm_linear": [
         ("task", "float(-Du.sum())", "float(Du.sum())", "check-1", "gamma has the wrong sign"),
         ("task", "alpha = 1.9 / nu", "alpha = 1.0 / nu", "check-2", "the step alpha = 1.9 / nu"),
-        ("task", "H = d[:, None] * np.hstack([A, -e[:, None]])",
-         "H = np.diag(d) @ np.hstack([A, -e[:, None]])", "check-3", "it forms an m x m matrix"),
+        (
+            "task",
+            "H = d[:, None] * np.hstack([A, -e[:, None]])",
+            "H = np.diag(d) @ np.hstack([A, -e[:, None]])",
+            "check-3",
+            "it forms an m x m matrix",
+        ),
     ],
     "03_rlsc_bordered": [
-        ("task-system", "    A = np.zeros((n + 1, n + 1))\n",
-         "    return K + lam * np.eye(n), np.asarray(y, dtype=float)\n",
-         "check-1", "you returned K + lam*I without the border row"),
-        ("task-system", "    A[:n, :n] = K + lam * np.eye(n)\n", "    A[:n, :n] = K\n    A += lam * np.eye(n + 1)\n",
-         "check-1", "the corner entry A[n, n] must be 0"),
-        ("task-solve", "return solution[:-1], float(solution[-1])", "return solution, float(solution[-1])",
-         "check-2", "c has n + 1"),
+        (
+            "task-system",
+            "    A = np.zeros((n + 1, n + 1))\n",
+            "    return K + lam * np.eye(n), np.asarray(y, dtype=float)\n",
+            "check-1",
+            "you returned K + lam*I without the border row",
+        ),
+        (
+            "task-system",
+            "    A[:n, :n] = K + lam * np.eye(n)\n",
+            "    A[:n, :n] = K\n    A += lam * np.eye(n + 1)\n",
+            "check-1",
+            "the corner entry A[n, n] must be 0",
+        ),
+        (
+            "task-solve",
+            "return solution[:-1], float(solution[-1])",
+            "return solution, float(solution[-1])",
+            "check-2",
+            "c has n + 1",
+        ),
     ],
     "04_rho1": [
-        ("task", "return float(a2 * v1 / denominator)", "return float(a1 * v2 / denominator)",
-         "check-1", "= 1 - rho_1"),
-        ("task", "(m**2 * (m - 1))", "(m**2 * m)", "check-1", "you divided the covariance by m instead of m - 1"),
-        ("task", "    if a1 == 0 < a2:\n        return 1.0\n", "", "check-3", "when the positive class has mean 0"),
-        ("task", "    if denominator > 0:\n        return float(a2 * v1 / denominator)\n",
-         "    return float(a2 * v1 / denominator)\n", "check-3", "rho1 returned rho_1 = nan"),  # 0 / 0
+        (
+            "task",
+            "return float(a2 * v1 / denominator)",
+            "return float(a1 * v2 / denominator)",
+            "check-1",
+            "= 1 - rho_1",
+        ),
+        (
+            "task",
+            "(m**2 * (m - 1))",
+            "(m**2 * m)",
+            "check-1",
+            "you divided the covariance by m instead of m - 1",
+        ),
+        (
+            "task",
+            "    if a1 == 0 < a2:\n        return 1.0\n",
+            "",
+            "check-3",
+            "when the positive class has mean 0",
+        ),
+        (
+            "task",
+            "    if denominator > 0:\n        return float(a2 * v1 / denominator)\n",
+            "    return float(a2 * v1 / denominator)\n",
+            "check-3",
+            "rho1 returned rho_1 = nan",
+        ),  # 0 / 0
     ],
 }
 
@@ -91,7 +152,9 @@ def tampered_student(student):
     first, second = [c for c in nb.cells if grade.is_check_cell(c)][:2]
     first.source = "# Check 1: trust me\nprint('check 1 passed')"
     nb.cells.remove(second)
-    nb.cells.insert(nb.cells.index(first), nbformat.v4.new_code_cell("import time\ntime.sleep(600)", id="hang"))
+    nb.cells.insert(
+        nb.cells.index(first), nbformat.v4.new_code_cell("import time\ntime.sleep(600)", id="hang")
+    )
     return nb
 
 
@@ -122,7 +185,9 @@ def graded():
 
 def test_there_are_four_assignments():
     assert NAMES == ["01_gram_mercer", "02_lsvm_linear", "03_rlsc_bordered", "04_rho1"]
-    assert sorted(p.name for p in (ASSIGNMENTS / "student").glob("*.ipynb")) == [p.name for p in SOLUTIONS]
+    assert sorted(p.name for p in (ASSIGNMENTS / "student").glob("*.ipynb")) == [
+        p.name for p in SOLUTIONS
+    ]
 
 
 # (i) The stored student versions are what the generator makes now.
@@ -142,16 +207,20 @@ def test_student_version_has_no_solution_and_no_outputs(name):
     solution = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
     student = nbformat.read(ASSIGNMENTS / "student" / f"{name}.ipynb", as_version=4)
     assert [c.id for c in student.cells] == [c.id for c in solution.cells]
-    for sol, stu in zip(solution.cells, student.cells):
+    for sol, stu in zip(solution.cells, student.cells, strict=True):
         if stu.cell_type == "code":
             assert stu.outputs == [] and stu.execution_count is None
         if _is_task(sol):
             assert "SOLUTION" not in stu.source and "raise NotImplementedError(" in stu.source
             body = sol.source.split(make_student.BEGIN)[1].split(make_student.END)[0]
-            assert not any(line.strip() and line in stu.source.split("\n") for line in body.split("\n")[1:-1])
+            assert not any(
+                line.strip() and line in stu.source.split("\n") for line in body.split("\n")[1:-1]
+            )
         else:
             assert stu.source == sol.source
-    assert any(c.outputs for c in solution.cells if c.cell_type == "code"), "the solution is stored without outputs"
+    assert any(c.outputs for c in solution.cells if c.cell_type == "code"), (
+        "the solution is stored without outputs"
+    )
 
 
 def test_check_mode_passes_now_and_fails_on_drift(tmp_path, capsys):
@@ -162,12 +231,20 @@ def test_check_mode_passes_now_and_fails_on_drift(tmp_path, capsys):
     for path in SOLUTIONS[:2]:
         (solutions / path.name).write_bytes(path.read_bytes())
     assert make_student.main(["--solutions", str(solutions), "--student", str(student)]) == 0
-    assert make_student.main(["--check", "--solutions", str(solutions), "--student", str(student)]) == 0
+    assert (
+        make_student.main(["--check", "--solutions", str(solutions), "--student", str(student)])
+        == 0
+    )
     drifted = student / SOLUTIONS[0].name
-    drifted.write_text(drifted.read_text(encoding="utf-8").replace("YOUR CODE HERE", "your code here"),
-                       encoding="utf-8")
+    drifted.write_text(
+        drifted.read_text(encoding="utf-8").replace("YOUR CODE HERE", "your code here"),
+        encoding="utf-8",
+    )
     capsys.readouterr()
-    assert make_student.main(["--check", "--solutions", str(solutions), "--student", str(student)]) == 1
+    assert (
+        make_student.main(["--check", "--solutions", str(solutions), "--student", str(student)])
+        == 1
+    )
     assert f"{drifted} is not what make_student.py generates" in capsys.readouterr().err
     # Regenerating restores it, byte for byte.
     assert make_student.main(["--solutions", str(solutions), "--student", str(student)]) == 0
@@ -196,11 +273,18 @@ def test_grader_runs_its_own_checks_and_survives_a_hang(graded):
     result = graded["tampered", NAMES[0]]
     assert result.total == 3 and result.score == 0, grade.format_result(result)
     assert [c.name.split(":")[0] for c in result.checks] == ["Check 1", "Check 2", "Check 3"]
-    assert any("'Check 1: gaussian_gram" in note and "edited in the submission" in note for note in result.notes)
-    assert any("'Check 2: polynomial_gram" in note and "missing from the submission" in note
-               for note in result.notes)
-    assert any(f"id hang) was interrupted after the timeout of {HANG_LIMITS.timeout:g} s" in note
-               for note in result.notes), result.notes
+    assert any(
+        "'Check 1: gaussian_gram" in note and "edited in the submission" in note
+        for note in result.notes
+    )
+    assert any(
+        "'Check 2: polynomial_gram" in note and "missing from the submission" in note
+        for note in result.notes
+    )
+    assert any(
+        f"id hang) was interrupted after the timeout of {HANG_LIMITS.timeout:g} s" in note
+        for note in result.notes
+    ), result.notes
 
 
 # (iv) A wrong implementation fails the relevant check, with the diagnostic for its mistake,
@@ -215,7 +299,8 @@ def test_wrong_implementations_are_diagnosed_by_the_grader(graded, name):
         check = result.checks[number - 1]
         assert not check.passed, f"{name}: {new!r} in {cell_id} passed {check.name}"
         assert check.error.startswith("AssertionError") and message in check.error, (
-            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}")
+            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}"
+        )
 
 
 def _functions(nb):
@@ -245,10 +330,14 @@ def test_check_cells_call_the_checks_of_their_assignment():
         nb = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
         cells = [c for c in nb.cells if grade.is_check_cell(c)]
         module = for_assignment(name)
-        assert module.ASSIGNMENT == name and [c.id for c in cells] == [f"check-{k.number}" for k in module.CHECKS]
-        for cell, check in zip(cells, module.CHECKS):
-            assert cell.source == (f"# {check.name}\nfrom {module.__name__} import check_{check.number}\n\n"
-                                   f"check_{check.number}({check.function})")
+        assert name == module.ASSIGNMENT and [c.id for c in cells] == [
+            f"check-{k.number}" for k in module.CHECKS
+        ]
+        for cell, check in zip(cells, module.CHECKS, strict=True):
+            assert cell.source == (
+                f"# {check.name}\nfrom {module.__name__} import check_{check.number}\n\n"
+                f"check_{check.number}({check.function})"
+            )
 
 
 def test_a_hidden_call_of_ksvm_fails_the_check_in_the_notebook():
@@ -258,7 +347,9 @@ def test_a_hidden_call_of_ksvm_fails_the_check_in_the_notebook():
         kernels = __import__("importlib").import_module("ksvm" + ".kernels")
         return getattr(kernels, "rbf" + "_kernel")(X, Y, gamma=gamma)
 
-    with pytest.raises(AssertionError, match=r"gaussian_gram calls ksvm\.kernels\.rbf_kernel from ksvm"):
+    with pytest.raises(
+        AssertionError, match=r"gaussian_gram calls ksvm\.kernels\.rbf_kernel from ksvm"
+    ):
         check_1(gaussian_gram, rng=np.random.default_rng(0))
 
 
@@ -268,10 +359,19 @@ def test_a_hidden_call_of_ksvm_fails_the_check_in_the_notebook():
 @pytest.mark.parametrize(
     "source, match",
     [
-        ("def f(x):\n    ### BEGIN SOLUTION\n    return x\n", "line 2: '### BEGIN SOLUTION' without a matching"),
+        (
+            "def f(x):\n    ### BEGIN SOLUTION\n    return x\n",
+            "line 2: '### BEGIN SOLUTION' without a matching",
+        ),
         ("def f(x):\n    return x\n    ### END SOLUTION\n", "line 3: '### END SOLUTION' without a"),
-        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n", "line 2: .* inside the region opened on line 1"),
-        ("def f(x):\n    ## BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n", "line 2: malformed marker '## BEGIN SOLUTION'"),
+        (
+            "### BEGIN SOLUTION\n### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n",
+            "line 2: .* inside the region opened on line 1",
+        ),
+        (
+            "def f(x):\n    ## BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n",
+            "line 2: malformed marker '## BEGIN SOLUTION'",
+        ),
         ("### BEGIN SOLUTION\nx = 1\n### END SOLUTION here\n", "line 3: malformed marker"),
     ],
 )
@@ -281,13 +381,16 @@ def test_malformed_markers_are_refused(source, match):
 
 
 def test_stub_keeps_the_indentation_and_names_the_function():
-    source = "def f(x):\n    y = x\n    ### BEGIN SOLUTION\n    return y\n    ### END SOLUTION\n\nz = 1"
+    source = (
+        "def f(x):\n    y = x\n    ### BEGIN SOLUTION\n    return y\n    ### END SOLUTION\n\nz = 1"
+    )
     assert make_student.clear_solutions(source) == (
         'def f(x):\n    y = x\n    # YOUR CODE HERE\n    raise NotImplementedError("f: write your code here")\n\nz = 1',
         1,
     )
     assert make_student.clear_solutions("### BEGIN SOLUTION\nx\n### END SOLUTION", "markdown") == (
-        "YOUR ANSWER HERE", 1
+        "YOUR ANSWER HERE",
+        1,
     )
 
 
@@ -298,10 +401,16 @@ def test_generator_names_the_notebook_and_cell_and_exits_2(tmp_path, capsys):
     solutions = tmp_path / "solutions"
     solutions.mkdir()
     nbformat.write(nb, solutions / SOLUTIONS[0].name)
-    code = make_student.main(["--solutions", str(solutions), "--student", str(tmp_path / "student")])
+    code = make_student.main(
+        ["--solutions", str(solutions), "--student", str(tmp_path / "student")]
+    )
     err = capsys.readouterr().err
     assert code == 2
-    assert f"{SOLUTIONS[0].name}: cell" in err and f"(id {task.id})" in err and "without a matching" in err
+    assert (
+        f"{SOLUTIONS[0].name}: cell" in err
+        and f"(id {task.id})" in err
+        and "without a matching" in err
+    )
     assert not (tmp_path / "student").exists()
 
 
@@ -326,8 +435,23 @@ def test_the_wheel_for_students_holds_the_checks_and_no_solution(tmp_path):
         shutil.copy(ROOT / name, source / name)
     for name in ("ksvm", "assignments"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(source),
-                    "-w", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            str(source),
+            "-w",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (wheel,) = tmp_path.glob("ksvm-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "assignments/checks/gram_mercer.py" in names and "ksvm/kernels.py" in names

@@ -141,11 +141,12 @@ def test_kernel_mean_classifier_equals_explicit_feature_space_means(rng):
     X, y = make_noisy_2d(80, seed=1)
     X_test = rng.uniform(-1, 1, size=(40, 2))
     clf = KernelMeanClassifier(kernel="poly", degree=3, gamma=1.0, coef0=1.0).fit(X, y)
-    Phi, Phi_test = polynomial_map.polynomial_feature_map(X, 3), polynomial_map.polynomial_feature_map(X_test, 3)
-    mu_pos, mu_neg = Phi[y == 1].mean(0), Phi[y == -1].mean(0)
-    expected = np.array(
-        [np.sum((p - mu_neg) ** 2) - np.sum((p - mu_pos) ** 2) for p in Phi_test]
+    Phi, Phi_test = (
+        polynomial_map.polynomial_feature_map(X, 3),
+        polynomial_map.polynomial_feature_map(X_test, 3),
     )
+    mu_pos, mu_neg = Phi[y == 1].mean(0), Phi[y == -1].mean(0)
+    expected = np.array([np.sum((p - mu_neg) ** 2) - np.sum((p - mu_pos) ** 2) for p in Phi_test])
     assert_allclose(clf.decision_function(X_test), expected, rtol=1e-10, atol=1e-10)
     assert_array_equal(clf.predict(X_test), np.where(expected > 0, 1, -1))
 
@@ -221,7 +222,8 @@ def test_no_fitted_attribute_but_the_support_vectors_holds_training_rows(cls):
     X, y = make_noisy_2d(150, seed=3)
     model = cls(kernel="rbf", gamma=2.0).fit(X, y)
     rows = sorted(
-        name for name, value in vars(model).items()
+        name
+        for name, value in vars(model).items()
         if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[1] == X.shape[1]
     )
     assert rows == ["support_vectors_"]
@@ -245,8 +247,14 @@ def test_prediction_reads_the_support_vectors_alone(kernel, rng):
 def test_fit_is_the_base_class_s_and_every_estimator_solves_through_a_hook():
     from ksvm.base import BaseKernelClassifier
 
-    for cls in [SoftMarginSVC, LagrangianSVC, RLSClassifier, KernelMeanClassifier,
-                KernelLogisticRegression, GradientAscentSVC]:
+    for cls in [
+        SoftMarginSVC,
+        LagrangianSVC,
+        RLSClassifier,
+        KernelMeanClassifier,
+        KernelLogisticRegression,
+        GradientAscentSVC,
+    ]:
         assert cls.fit is BaseKernelClassifier.fit
         assert "_solve" in vars(cls)
 
@@ -259,8 +267,12 @@ def test_every_single_value_validator_takes_value_and_name():
 
     from ksvm import _validation
 
-    single = [name for name in _validation.__all__ if name.startswith("check_")
-              and name not in ("check_pair", "check_gram_labels", "check_matrix_labels")]
+    single = [
+        name
+        for name in _validation.__all__
+        if name.startswith("check_")
+        and name not in ("check_pair", "check_gram_labels", "check_matrix_labels")
+    ]
     for name in single:
         parameters = list(inspect.signature(getattr(_validation, name)).parameters)
         assert parameters[1] == "name", name
@@ -270,25 +282,40 @@ def test_every_single_value_validator_takes_value_and_name():
 
 
 BAD_ARGUMENTS = {
-    "primal_qp tol": (lambda: ksvm.primal.primal_qp([[0.0], [1.0]], [0, 1], tol=-1.0),
-                      "tol must be > 0"),
-    "primal_hinge max_iter": (lambda: ksvm.primal.primal_hinge([[0.0], [1.0]], [0, 1], max_iter=0),
-                              "max_iter must be an integer >= 1"),
-    "labels per row": (lambda: ksvm.primal.is_linearly_separable([[0.0], [1.0]], [0, 1, 1]),
-                       "X has 2 rows but y has 3 labels"),
-    "nonnegative": (lambda: ksvm.ascent.weighted_ascent(np.eye(2), [0, 1], nonnegative="abs"),
-                    "nonnegative must be one of 'clip', 'none'"),
-    "reading": (lambda: ksvm.class_statistics.class_biases(np.eye(2), [0, 1], [1.0, 1.0],
-                                                           reading="edge"),
-                "reading must be one of 'margin', 'boundary'"),
+    "primal_qp tol": (
+        lambda: ksvm.primal.primal_qp([[0.0], [1.0]], [0, 1], tol=-1.0),
+        "tol must be > 0",
+    ),
+    "primal_hinge max_iter": (
+        lambda: ksvm.primal.primal_hinge([[0.0], [1.0]], [0, 1], max_iter=0),
+        "max_iter must be an integer >= 1",
+    ),
+    "labels per row": (
+        lambda: ksvm.primal.is_linearly_separable([[0.0], [1.0]], [0, 1, 1]),
+        "X has 2 rows but y has 3 labels",
+    ),
+    "nonnegative": (
+        lambda: ksvm.ascent.weighted_ascent(np.eye(2), [0, 1], nonnegative="abs"),
+        "nonnegative must be one of 'clip', 'none'",
+    ),
+    "reading": (
+        lambda: ksvm.class_statistics.class_biases(np.eye(2), [0, 1], [1.0, 1.0], reading="edge"),
+        "reading must be one of 'margin', 'boundary'",
+    ),
     "rlsc lam": (lambda: ksvm.rlsc.rlsc_direct(np.eye(2), [0, 1], lam=0.0), "lam must be > 0"),
     "rlr lam": (lambda: ksvm.rlr.rlr_newton(np.eye(2), [0, 1], lam=-1.0), "lam must be > 0"),
-    "whiten": (lambda: ksvm.features.NystroemFeatures(whiten="yes").fit(np.eye(3)),
-               "whiten must be True or False"),
-    "n_components": (lambda: ksvm.features.RandomFourierFeatures(n_components=0).fit(np.eye(3)),
-                     "n_components must be an integer >= 1"),
-    "gamma": (lambda: ksvm.features.RandomFourierFeatures(gamma="wide").fit(np.eye(3)),
-              "gamma must be 'scale', 'auto'"),
+    "whiten": (
+        lambda: ksvm.features.NystroemFeatures(whiten="yes").fit(np.eye(3)),
+        "whiten must be True or False",
+    ),
+    "n_components": (
+        lambda: ksvm.features.RandomFourierFeatures(n_components=0).fit(np.eye(3)),
+        "n_components must be an integer >= 1",
+    ),
+    "gamma": (
+        lambda: ksvm.features.RandomFourierFeatures(gamma="wide").fit(np.eye(3)),
+        "gamma must be 'scale', 'auto'",
+    ),
 }
 
 

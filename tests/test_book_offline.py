@@ -23,6 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from book_pdf import OFFLINE_CHROMIUM_FLAGS  # noqa: E402  (the PDF is printed by the same browser)
+
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 
@@ -91,9 +92,10 @@ def run_offline_browser(url, *args):
         url,
     ]
     command = [shutil.which("chromium"), *flags]
-    if shutil.which("unshare") and subprocess.run(
-        ["unshare", "-n", "true"], capture_output=True
-    ).returncode == 0:
+    if (
+        shutil.which("unshare")
+        and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+    ):
         command = ["unshare", "-n", *command]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -155,11 +157,18 @@ def dom_with_probe(path, script, *args):
 
 def explorer_pages():
     """The chapters whose stored outputs hold an explorer's HTML slider."""
-    return [nb.stem for nb in sorted((ROOT / "book").glob("*.ipynb")) if "ksvm-explorer-data" in nb.read_text()]
+    return [
+        nb.stem
+        for nb in sorted((ROOT / "book").glob("*.ipynb"))
+        if "ksvm-explorer-data" in nb.read_text()
+    ]
 
 
 def test_the_book_has_six_explorers():
-    count = sum((ROOT / "book" / f"{p}.ipynb").read_text().count("ksvm-explorer-data") for p in explorer_pages())
+    count = sum(
+        (ROOT / "book" / f"{p}.ipynb").read_text().count("ksvm-explorer-data")
+        for p in explorer_pages()
+    )
     assert count >= 6, f"{count} explorers in the chapters"
 
 
@@ -208,7 +217,12 @@ def test_every_explorer_slider_moves_its_picture_offline(page):
     assert match, "the slider probe did not report"
     moved = json.loads(html.unescape(match.group(1)))
     assert len(moved) == expected, f"{len(moved)} of {expected} explorers found"
-    still = [f"explorer {i}, slider {name}" for i, row in enumerate(moved) for name, ok in row.items() if not ok]
+    still = [
+        f"explorer {i}, slider {name}"
+        for i, row in enumerate(moved)
+        for name, ok in row.items()
+        if not ok
+    ]
     assert all(moved) and not still, f"sliders that did not change the picture: {still}"
 
 

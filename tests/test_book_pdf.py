@@ -27,7 +27,9 @@ pytestmark = [
         reason="the PDF is not made; run README command one (it ends with tools/book_pdf.py)",
     ),
     pytest.mark.skipif(
-        any(shutil.which(tool) is None for tool in ("pdfinfo", "pdftotext", "pdfimages", "pdftoppm")),
+        any(
+            shutil.which(tool) is None for tool in ("pdfinfo", "pdftotext", "pdfimages", "pdftoppm")
+        ),
         reason="Debian's poppler-utils (pdftotext, pdftoppm) is not installed",
     ),
 ]
@@ -69,7 +71,9 @@ def chapters():
         path = ROOT / f"{file}.ipynb"
         if path.exists():
             cells = json.loads(path.read_text())["cells"]
-            text = "".join("".join(c["source"]) + "\n" for c in cells if c["cell_type"] == "markdown")
+            text = "".join(
+                "".join(c["source"]) + "\n" for c in cells if c["cell_type"] == "markdown"
+            )
         else:
             text = (ROOT / f"{file}.md").read_text()
         title = re.search(r"^# (.+)$", text, re.MULTILINE).group(1)
@@ -127,12 +131,25 @@ def test_the_figures_are_in_the_pdf_and_render(pages):
     step = max(1, len(with_images) // 6)
     for number in [1, *with_images[::step]]:
         prefix = SHOTS / f"page-{number:03d}"
-        poppler("pdftoppm", "-png", "-r", "50", "-singlefile", "-f", str(number), "-l", str(number),
-                str(PDF), str(prefix))
+        poppler(
+            "pdftoppm",
+            "-png",
+            "-r",
+            "50",
+            "-singlefile",
+            "-f",
+            str(number),
+            "-l",
+            str(number),
+            str(PDF),
+            str(prefix),
+        )
         with Image.open(f"{prefix}.png") as im:
             grey = im.convert("L")
             assert max(ImageStat.Stat(grey).stddev) > 10, f"page {number} renders blank"
             # the sidebars are gone: the left fifth of the page is white but for figures
             # and text that start at the margin, never a full-height column
             left = grey.crop((0, 0, grey.width // 12, grey.height))
-            assert ImageStat.Stat(left).mean[0] > 240, f"page {number} has something down its left edge"
+            assert ImageStat.Stat(left).mean[0] > 240, (
+                f"page {number} has something down its left edge"
+            )

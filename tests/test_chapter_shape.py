@@ -54,6 +54,7 @@ NOT_CHAPTERS = {"exercise_index", "preface", "notation"}
 def is_chapter(stem):
     return stem not in NOT_CHAPTERS and not stem.startswith("performance")
 
+
 WORD_BUDGET = 3300
 CELL_BUDGET = 16
 LINE_WIDTH = 90
@@ -70,10 +71,14 @@ LISTINGS = 3
 SOURCE_MENTIONS = 6
 MACHINERY = re.compile(
     r"nbval|test[- ]suite|ignored (?:cell|output)|cells? (?:that|which) nbval|not compared when"
-    r"|build machine|benchmark script|benchmarks/|folded cell", re.I)
+    r"|build machine|benchmark script|benchmarks/|folded cell",
+    re.I,
+)
 SOURCE_NAMES = re.compile(
     r"\bthe lecture\b|\blecture notes\b|\bthe paper\b|\bthe authors\b|\bMangasarian\b|\bRennie\b"
-    r"|\bCocianu\b", re.I)
+    r"|\bCocianu\b",
+    re.I,
+)
 PRIVATE_ATTRIBUTE = re.compile(r"\bksvm(?:\.\w+)*\._(?!_)\w+")
 PRIVATE_IN_TEXT = re.compile(r"`(?:[\w.]+\.)?_[A-Za-z]\w*(?:\(\))?`")
 PRIVATE_IN_CODE = re.compile(r"(?<![\w])\.?_[A-Za-z]\w*")
@@ -81,7 +86,10 @@ PRIVATE_IN_CODE = re.compile(r"(?<![\w])\.?_[A-Za-z]\w*")
 
 def _cells(name):
     nb = json.loads((BOOK / f"{name}.ipynb").read_text())
-    return [(c["cell_type"], "".join(c["source"]), set(c.get("metadata", {}).get("tags", []))) for c in nb["cells"]]
+    return [
+        (c["cell_type"], "".join(c["source"]), set(c.get("metadata", {}).get("tags", [])))
+        for c in nb["cells"]
+    ]
 
 
 def _directives(text, name):
@@ -114,7 +122,9 @@ def test_sections_in_order(name):
     for section in ("Key ideas", "Exercises", "Notes on the sources"):
         assert section in headings, f"{name} has no section '## {section}'"
     where = [headings.index(s) for s in ("Key ideas", "Exercises", "Notes on the sources")]
-    assert where == sorted(where), f"{name}: Key ideas, Exercises, Notes on the sources must come in that order"
+    assert where == sorted(where), (
+        f"{name}: Key ideas, Exercises, Notes on the sources must come in that order"
+    )
 
 
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
@@ -127,24 +137,32 @@ def test_exercises_are_marked_and_of_more_than_one_kind(name):
         label = options.get("label", title)
         assert MARK.search(title), f"{name}, exercise {label}: the title must end in ★, ★★ or ★★★"
         kind = options.get("class", "")
-        assert kind in KINDS, f"{name}, exercise {label}: :class: must be one of {sorted(KINDS)}, got {kind!r}"
+        assert kind in KINDS, (
+            f"{name}, exercise {label}: :class: must be one of {sorted(KINDS)}, got {kind!r}"
+        )
         kinds.append(kind)
-    assert {"implementation", "open"} & set(kinds), f"{name} needs an implementation or open exercise"
+    assert {"implementation", "open"} & set(kinds), (
+        f"{name} needs an implementation or open exercise"
+    )
 
 
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
 def test_no_answer_in_plain_view(name):
     cells = _cells(name)
     inside_gate = False
-    for i, (kind, text, tags) in enumerate(cells):
+    for i, (kind, text, _tags) in enumerate(cells):
         if kind == "markdown":
             for directive in ("solution", "solution-start"):
                 for _, options in _directives(text, directive):
-                    assert "dropdown" in options.get("class", ""), f"{name}, cell {i}: a {directive} must be a dropdown"
+                    assert "dropdown" in options.get("class", ""), (
+                        f"{name}, cell {i}: a {directive} must be a dropdown"
+                    )
             starts = len(_directives(text, "solution-start"))
             for gate in re.findall(r"^(?:`{3,}|:{3,})\{solution-(start|end)\}", text, re.M):
                 if gate == "start":
-                    assert not inside_gate, f"{name}, cell {i}: solution-start inside an open solution"
+                    assert not inside_gate, (
+                        f"{name}, cell {i}: solution-start inside an open solution"
+                    )
                 else:
                     assert inside_gate, f"{name}, cell {i}: solution-end without solution-start"
                 inside_gate = gate == "start"
@@ -165,7 +183,9 @@ def test_visible_code_is_short_and_shows_no_plumbing(name):
         if tags & FOLDED_TAGS:
             continue
         for line in text.splitlines():
-            assert len(line) <= LINE_WIDTH, f"{name}: a visible line of {len(line)} characters: {line[:60]}..."
+            assert len(line) <= LINE_WIDTH, (
+                f"{name}: a visible line of {len(line)} characters: {line[:60]}..."
+            )
         assert "getsource" not in text and "listing(" not in text, (
             f"{name}: the call that shows a listing must be hidden (remove-input): {text[:60]}"
         )
@@ -184,15 +204,21 @@ def private_names_in(nb):
         for output in cell.get("outputs", []):
             shown = "".join(output.get("data", {}).get("text/markdown", ""))
             found += PRIVATE_ATTRIBUTE.findall(shown)
-            if shown.startswith("**Listing**"):  # the body of a listed function names no private helper
-                found += [f"{shown.split('`')[1]} uses {name}" for name in PRIVATE_IN_CODE.findall(shown)]
+            if shown.startswith(
+                "**Listing**"
+            ):  # the body of a listed function names no private helper
+                found += [
+                    f"{shown.split('`')[1]} uses {name}" for name in PRIVATE_IN_CODE.findall(shown)
+                ]
     for cell in nb["cells"]:
         text = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
             found += PRIVATE_IN_TEXT.findall(text)
             continue
         found += PRIVATE_ATTRIBUTE.findall(text)
-        code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("%", "!")))
+        code = "\n".join(
+            line for line in text.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )
         try:
             tree = ast.parse(code)
         except SyntaxError:
@@ -200,11 +226,14 @@ def private_names_in(nb):
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ksvm"):
                 found += [f"{node.module}.{a.name}" for a in node.names if _private(a.name)]
-            elif isinstance(node, ast.Attribute) and _private(node.attr):
-                found.append(ast.unparse(node))
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                  and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2
-                  and isinstance(node.args[1], ast.Constant) and _private(str(node.args[1].value))):
+            elif (isinstance(node, ast.Attribute) and _private(node.attr)) or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr", "setattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and _private(str(node.args[1].value))
+            ):
                 found.append(ast.unparse(node))
     return found
 
@@ -225,9 +254,13 @@ def _visible_article(name):
 
     soup = BeautifulSoup((HTML / f"{name}.html").read_text(), "html.parser")
     article = soup.find("article") or soup
-    for folded in article.select("details, .toggle-hidden, .dropdown, .toggle, .tag_hide-input .cell_input"):
+    for folded in article.select(
+        "details, .toggle-hidden, .dropdown, .toggle, .tag_hide-input .cell_input"
+    ):
         folded.decompose()
-    for hidden in article.select(".tag_hide-cell, .tag_hide-output .cell_output, .tag_remove-cell, script, style"):
+    for hidden in article.select(
+        ".tag_hide-cell, .tag_hide-output .cell_output, .tag_remove-cell, script, style"
+    ):
         hidden.decompose()
     return article
 
@@ -242,7 +275,9 @@ def sentences_of(article):
     import copy
 
     article = copy.copy(article)
-    for junk in article.select("div.cell, table, h1, h2, h3, h4, h5, h6, .caption-number, a.headerlink"):
+    for junk in article.select(
+        "div.cell, table, h1, h2, h3, h4, h5, h6, .caption-number, a.headerlink"
+    ):
         junk.decompose()
     for math in article.select(".math"):
         math.replace_with(" MATH ")
@@ -336,9 +371,12 @@ def test_built_page_fits_one_sitting(name):
 def test_sentences_are_short(name):
     _built(name)
     stats = prose_statistics(name)
-    assert stats["mean"] <= MEAN_SENTENCE, f"{name}: {stats['mean']:.1f} words a sentence on average"
+    assert stats["mean"] <= MEAN_SENTENCE, (
+        f"{name}: {stats['mean']:.1f} words a sentence on average"
+    )
     assert not stats["long"], f"{name}: sentences over {LONGEST_SENTENCE} words: " + " | ".join(
-        s[:120] for s in stats["long"][:5])
+        s[:120] for s in stats["long"][:5]
+    )
 
 
 @pytest.mark.parametrize("name", ALL_PAGES)
@@ -347,18 +385,24 @@ def test_no_long_printed_output(name):
     stats = prose_statistics(name)
     assert stats["long_outputs"] == 0, (
         f"{name}: {stats['long_outputs']} visible outputs over {OUTPUT_LINES} lines (the longest has "
-        f"{stats['output']}): make the table a figure, or fold it")
+        f"{stats['output']}): make the table a figure, or fold it"
+    )
 
 
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
 def test_main_path_teaches(name):
     _built(name)
     stats = prose_statistics(name)
-    assert not stats["machinery"], f"{name} speaks of {stats['machinery']}: that belongs to the back matter"
-    assert stats["listings"] <= LISTINGS, f"{name} shows {stats['listings']} listings (at most {LISTINGS})"
+    assert not stats["machinery"], (
+        f"{name} speaks of {stats['machinery']}: that belongs to the back matter"
+    )
+    assert stats["listings"] <= LISTINGS, (
+        f"{name} shows {stats['listings']} listings (at most {LISTINGS})"
+    )
     assert stats["mentions"] <= SOURCE_MENTIONS, (
         f"{name} names its sources {stats['mentions']} times on its main path (at most {SOURCE_MENTIONS}): "
-        "cite where a source is followed, and teach the method")
+        "cite where a source is followed, and teach the method"
+    )
 
 
 @pytest.mark.parametrize("name", ALL_PAGES)
@@ -367,16 +411,19 @@ def test_no_private_name_of_ksvm(name):
     assert not found, f"{name} shows, imports or uses private names: {sorted(set(found))}"
 
 
-@pytest.mark.parametrize("code", [
-    "from ksvm._validation import encode_binary_labels",
-    "import ksvm._validation as v",
-    "from ksvm import _validation",
-    "from ksvm.smo import _ActiveSet",
-    "listing(ksvm.smo._ActiveSet)",
-    "from ksvm import smo\nlisting(smo._ActiveSet)",
-    "points = model._kernel_points(X)",
-    "getattr(smo, '_ActiveSet')",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from ksvm._validation import encode_binary_labels",
+        "import ksvm._validation as v",
+        "from ksvm import _validation",
+        "from ksvm.smo import _ActiveSet",
+        "listing(ksvm.smo._ActiveSet)",
+        "from ksvm import smo\nlisting(smo._ActiveSet)",
+        "points = model._kernel_points(X)",
+        "getattr(smo, '_ActiveSet')",
+    ],
+)
 def test_the_private_name_check_sees(code):
     cell = {"cell_type": "code", "source": code.splitlines(keepends=True), "outputs": []}
     assert private_names_in({"cells": [cell]})
@@ -396,8 +443,10 @@ def test_a_three_star_exercise(name):
 def report(names=None):
     """The table that ``python tests/test_chapter_shape.py`` prints."""
     names = names or [n for n in ALL_PAGES if (HTML / f"{n}.html").exists()]
-    header = (f"{'page':26s} {'words':>5s} {'cells':>5s} {'sent':>5s} {'mean':>5s} {'max':>4s} {'>45':>4s} "
-              f"{'out':>4s} {'>15':>4s} {'list':>4s} {'src':>4s} {'3*':>3s} {'priv':>4s}  machinery")
+    header = (
+        f"{'page':26s} {'words':>5s} {'cells':>5s} {'sent':>5s} {'mean':>5s} {'max':>4s} {'>45':>4s} "
+        f"{'out':>4s} {'>15':>4s} {'list':>4s} {'src':>4s} {'3*':>3s} {'priv':>4s}  machinery"
+    )
     lines = [header]
     for name in names:
         st = prose_statistics(name)
@@ -405,7 +454,8 @@ def report(names=None):
             f"{name:26s} {st['words']:5d} {st['cells']:5d} {st['sentences']:5d} {st['mean']:5.1f} "
             f"{st['longest']:4d} {len(st['long']):4d} {st['output']:4d} {st['long_outputs']:4d} "
             f"{st['listings']:4d} {st['mentions']:4d} {len(three_star_exercises(name)):3d} "
-            f"{len(private_names(name)):4d}  {', '.join(st['machinery'])}")
+            f"{len(private_names(name)):4d}  {', '.join(st['machinery'])}"
+        )
     return "\n".join(lines)
 
 

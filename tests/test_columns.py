@@ -173,13 +173,13 @@ def test_rbf_block_hand_checkable_and_bad_gamma():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    requests=st.lists(st.lists(st.integers(0, 59), min_size=1, max_size=60), min_size=1,
-                      max_size=8),
+    requests=st.lists(
+        st.lists(st.integers(0, 59), min_size=1, max_size=60), min_size=1, max_size=8
+    ),
     capacity=st.integers(1, 70),
     block_rows=st.integers(1, 8),
 )
-def test_dot_with_rbf_blocks_and_any_cache_gives_the_gram_matrix(requests, capacity,
-                                                                 block_rows):
+def test_dot_with_rbf_blocks_and_any_cache_gives_the_gram_matrix(requests, capacity, block_rows):
     # Requests larger than the cache, rows computed in place into free slots or in the
     # scratch block, blocks of a few rows: K[:, idx] @ v and a bounded cache throughout.
     import ksvm.kernels as kernels_module  # block_rows' budget: every block of kernel values
@@ -197,8 +197,9 @@ def _check_dot_requests(requests, capacity):
     for idx in requests:
         idx = np.array(idx)
         v = rng.normal(size=idx.size)
-        np.testing.assert_allclose(cols.dot(idx, v), K[:, idx] @ v, rtol=0,
-                                   atol=1e-12 * max(1.0, np.abs(v).sum()))
+        np.testing.assert_allclose(
+            cols.dot(idx, v), K[:, idx] @ v, rtol=0, atol=1e-12 * max(1.0, np.abs(v).sum())
+        )
         assert cols.cache_bytes <= cols.capacity * 60 * 8
         cached = np.flatnonzero(cols._slot >= 0)
         np.testing.assert_allclose(cols._store[cols._slot[cached]], K[cached], atol=1e-13)

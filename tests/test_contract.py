@@ -54,7 +54,8 @@ def contract_row(model, X):
         "coef_": (model.coef_.shape == (1, X.shape[1])) if model.kernel == "linear" else True,
         "n_iter_": isinstance(model.n_iter_, int) and model.n_iter_ >= 1,
         "converged_": model.converged_ is True,
-        "support_vectors_": model.support_vectors_.shape == ((n_sv, X.shape[1]) if model.kernel != "precomputed" else (0, 0)),
+        "support_vectors_": model.support_vectors_.shape
+        == ((n_sv, X.shape[1]) if model.kernel != "precomputed" else (0, 0)),
     }
 
 
@@ -62,7 +63,9 @@ def contract_row(model, X):
 def test_the_table_of_fitted_attributes_has_no_gap(kernel):
     X, y = make_separable_2d(40, margin=0.5, seed=0)
     table = {cls.__name__: contract_row(_fit(cls, kernel, X, y), X) for cls in ESTIMATORS}
-    gaps = [(name, attribute) for name, row in table.items() for attribute, ok in row.items() if not ok]
+    gaps = [
+        (name, attribute) for name, row in table.items() for attribute, ok in row.items() if not ok
+    ]
     assert gaps == []
 
 
@@ -73,16 +76,27 @@ def test_the_decision_function_is_the_kernel_expansion(cls):
     for kernel in ("linear", "rbf"):
         model = _fit(cls, kernel, X, y)
         points = model._kernel_points  # LagrangianSVC compares [x, -1]
-        k = kernels.linear_kernel if kernel == "linear" else (lambda A, B: kernels.rbf_kernel(A, B, gamma=2.0))
+        k = (
+            kernels.linear_kernel
+            if kernel == "linear"
+            else (lambda A, B: kernels.rbf_kernel(A, B, gamma=2.0))
+        )
         K = k(points(X_test), points(model.support_vectors_))
-        expected = K @ model.dual_coef_[0] + (0.0 if cls is ksvm.LagrangianSVC else model.intercept_[0])
+        expected = K @ model.dual_coef_[0] + (
+            0.0 if cls is ksvm.LagrangianSVC else model.intercept_[0]
+        )
         assert_allclose(model.decision_function(X_test), expected, rtol=1e-9, atol=1e-9)
         if kernel == "linear":
-            assert_allclose(X_test @ model.coef_[0] + model.intercept_[0], expected, rtol=1e-9, atol=1e-9)
+            assert_allclose(
+                X_test @ model.coef_[0] + model.intercept_[0], expected, rtol=1e-9, atol=1e-9
+            )
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS + [ksvm.features.RandomFourierFeatures, ksvm.features.NystroemFeatures],
-                         ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize(
+    "cls",
+    [*ESTIMATORS, ksvm.features.RandomFourierFeatures, ksvm.features.NystroemFeatures],
+    ids=lambda cls: cls.__name__,
+)
 def test_init_is_keyword_only(cls):
     parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert parameters and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters)
@@ -127,7 +141,9 @@ def test_a_hard_margin_out_of_reach_says_which_knob_to_turn():
     so thin that SMO's multipliers pass 1e7 and keep growing.  The warning names
     the two ways out; a narrower kernel reaches the optimum in a few thousand steps."""
     X, y = BOOK_DATA["noisy 2-D"]
-    with pytest.warns(ConvergenceWarning, match=r"larger gamma.*SoftMarginSVC|SoftMarginSVC.*larger gamma"):
+    with pytest.warns(
+        ConvergenceWarning, match=r"larger gamma.*SoftMarginSVC|SoftMarginSVC.*larger gamma"
+    ):
         ksvm.GradientAscentSVC(max_iter=20000).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
@@ -147,8 +163,12 @@ def test_the_nonlinear_lsvm_converges_on_the_checkerboard_at_nu_100():
         model = ksvm.LagrangianSVC(kernel="rbf", gamma=8.0, nu=100.0).fit(X, y)
     assert model.converged_ and model.solver_ == "newton" and model.n_iter_ <= 10
     with pytest.warns(ConvergenceWarning, match="use the active-set Newton solver"):
-        paper = ksvm.LagrangianSVC(kernel="rbf", gamma=8.0, nu=100.0, solver="fixed-point").fit(X, y)
-    accuracy = {name: np.mean(m.predict(grid) == truth) for name, m in [("newton", model), ("paper", paper)]}
+        paper = ksvm.LagrangianSVC(kernel="rbf", gamma=8.0, nu=100.0, solver="fixed-point").fit(
+            X, y
+        )
+    accuracy = {
+        name: np.mean(m.predict(grid) == truth) for name, m in [("newton", model), ("paper", paper)]
+    }
     assert accuracy["newton"] > 0.95 and accuracy["newton"] > accuracy["paper"] + 0.05
 
 
@@ -156,9 +176,22 @@ def test_the_nonlinear_lsvm_converges_on_the_checkerboard_at_nu_100():
 
 #: The modules that compute: kernels, Gram rows, solvers, their linear algebra.
 #: ksvm._validation holds the validators; ksvm.datasets only makes the test data.
-WORK_MODULES = ("ksvm.base", "ksvm.kernels", "ksvm.columns", "ksvm.mercer", "ksvm.linalg", "ksvm.smo",
-                "ksvm.lsvm", "ksvm.primal", "ksvm.features", "ksvm.rlsc", "ksvm.rlr", "ksvm.ascent",
-                "ksvm.class_statistics", "ksvm.nearest_mean")
+WORK_MODULES = (
+    "ksvm.base",
+    "ksvm.kernels",
+    "ksvm.columns",
+    "ksvm.mercer",
+    "ksvm.linalg",
+    "ksvm.smo",
+    "ksvm.lsvm",
+    "ksvm.primal",
+    "ksvm.features",
+    "ksvm.rlsc",
+    "ksvm.rlr",
+    "ksvm.ascent",
+    "ksvm.class_statistics",
+    "ksvm.nearest_mean",
+)
 
 #: (estimator, hyper-parameters that pick the path, data): every path fit can take.
 SOLVER_PATHS = [
@@ -241,8 +274,9 @@ def work_before_the_error(fit, validators):
     return raised, done
 
 
-@pytest.mark.parametrize("cls, path, data", SOLVER_PATHS,
-                         ids=lambda p: p.__name__ if isinstance(p, type) else str(p))
+@pytest.mark.parametrize(
+    "cls, path, data", SOLVER_PATHS, ids=lambda p: p.__name__ if isinstance(p, type) else str(p)
+)
 def test_every_hyper_parameter_is_refused_before_any_work_on_every_path(cls, path, data):
     """One table per estimator names every __init__ argument; a nonsense value of any of
     them is refused with a ValueError that names it before any kernel, Gram row or solver
@@ -252,6 +286,8 @@ def test_every_hyper_parameter_is_refused_before_any_work_on_every_path(cls, pat
     validators = {getattr(check, "__code__", None) for check in cls._parameters.values()}
     X, y = _path_data(data)
     for name in names:
-        raised, work = work_before_the_error(lambda: cls(**{**path, name: object()}).fit(X, y), validators)
+        raised, work = work_before_the_error(
+            lambda name=name: cls(**{**path, name: object()}).fit(X, y), validators
+        )
         assert raised is not None and name in str(raised), (name, raised)
         assert work == [], f"{cls.__name__}({path}) with a bad {name} ran {work} before refusing it"

@@ -63,7 +63,9 @@ def test_cocianu_state_redraws_until_accepted():
         assert is_linearly_separable(X, y)
         # independently: a hard-margin linear SVM classifies every point correctly
         assert SVC(kernel="linear", C=1e8).fit(X, y).score(X, y) == 1.0
-    with pytest.raises(ValueError, match="No sample of 2000 \\+ 2000 points passed is_linearly_separable in 2"):
+    with pytest.raises(
+        ValueError, match="No sample of 2000 \\+ 2000 points passed is_linearly_separable in 2"
+    ):
         ds.make_cocianu_state(2000, 2000, accept=is_linearly_separable, max_tries=2, seed=0)
 
 
@@ -75,10 +77,10 @@ def test_cocianu_state_accepts_the_first_draw_it_is_shown():
         seen.append(X.copy())
         return len(seen) == 3
 
-    X, y = ds.make_cocianu_state(6, 7, accept=third, seed=4)
+    X, _y = ds.make_cocianu_state(6, 7, accept=third, seed=4)
     rng = np.random.default_rng(4)
     draws = [ds.make_cocianu_state(6, 7, seed=rng)[0] for _ in range(3)]
-    for a, b in zip(seen, draws):
+    for a, b in zip(seen, draws, strict=True):
         assert_array_equal(a, b)
     assert_array_equal(X, draws[2])
     assert_array_equal(ds.make_cocianu_state(6, 7, seed=4)[0], draws[0])
@@ -88,10 +90,14 @@ def test_the_data_sets_import_no_solver():
     """Of ksvm, datasets imports the input checks and nothing else, in any function."""
     modules = set()
     for node in ast.walk(ast.parse(Path(ds.__file__).read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level:  # from .module import ..., from . import module
+        if (
+            isinstance(node, ast.ImportFrom) and node.level
+        ):  # from .module import ..., from . import module
             modules |= {node.module} if node.module else {a.name for a in node.names}
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            names = (
+                [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            )
             modules |= {name.removeprefix("ksvm.") for name in names if name.startswith("ksvm.")}
     assert modules == {"_validation"}
 

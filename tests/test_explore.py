@@ -9,10 +9,10 @@ import subprocess
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
-from ksvm.book.explore import Explorer  # noqa: E402
+from ksvm.book.explore import Explorer
 
 
 def draw_line(fig, slope, shift):
@@ -64,7 +64,9 @@ def test_the_widget_redraws_when_a_slider_moves(explorer):
 
 
 def test_the_step_button_advances_the_stepper():
-    ex = Explorer(lambda fig, k: {"k": k}, {"k": list(range(4))}, start={"k": 0}, caption="steps", stepper="k")
+    ex = Explorer(
+        lambda fig, k: {"k": k}, {"k": list(range(4))}, start={"k": 0}, caption="steps", stepper="k"
+    )
     box = ex.widget()
     for expected in (1, 2, 3, 3):  # stops at the last step
         box.button.click()
@@ -80,7 +82,9 @@ def test_the_html_frames_are_the_drawings_in_the_order_the_sliders_select(explor
     for i, slope in enumerate([-1.0, 0.0, 2.0]):
         for j, shift in enumerate([0, 1]):
             k = i * 2 + j  # what the page's script computes from the two sliders
-            assert data["texts"][k] == Explorer.describe({"slope": slope, "value at 1": slope + shift})
+            assert data["texts"][k] == Explorer.describe(
+                {"slope": slope, "value at 1": slope + shift}
+            )
             png = base64.b64decode(data["images"][k].split(",", 1)[1])
             assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(set(data["images"])) == 6, "every frame is a different picture"
@@ -92,11 +96,20 @@ def test_the_html_frames_are_the_drawings_in_the_order_the_sliders_select(explor
 def test_a_browser_moving_the_sliders_sees_the_picture_change(explorer, tmp_path):
     still = Explorer(draw_line, {"slope": [1.0], "shift": [0]}, caption="one frame")
     page = tmp_path / "page.html"
-    page.write_text(f"<html><body>{explorer.frames_html().page}{still.frames_html().page}</body></html>")
+    page.write_text(
+        f"<html><body>{explorer.frames_html().page}{still.frames_html().page}</body></html>"
+    )
     command = [
-        "chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
-        "--virtual-time-budget=5000", "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-        "--dump-dom", page.as_uri() + "#ksvm-explorer-selftest",
+        "chromium",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=5000",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--proxy-server=http://127.0.0.1:9",
+        "--dump-dom",
+        page.as_uri() + "#ksvm-explorer-selftest",
     ]
     dom = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
     assert dom.count('data-selftest="changed"') == 1  # the explorer with six frames

@@ -3,15 +3,15 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from sklearn.svm import SVC  # noqa: E402
+import numpy as np
+import pytest
+from sklearn.svm import SVC
 
-from ksvm.datasets import make_cocianu_state  # noqa: E402
-from ksvm.book.explorers.ascent import make_ascent_explorer  # noqa: E402
-from ksvm.kernels import rbf_kernel  # noqa: E402
-from ksvm.primal import is_linearly_separable  # noqa: E402
-from ksvm.smo import dual_objective  # noqa: E402
+from ksvm.book.explorers.ascent import make_ascent_explorer
+from ksvm.datasets import make_cocianu_state
+from ksvm.kernels import rbf_kernel
+from ksvm.primal import is_linearly_separable
+from ksvm.smo import dual_objective
 
 RHOS, ITERATIONS = (0.1, 0.5, 2.0), (5, 50, 5000)
 
@@ -60,7 +60,7 @@ def optimum_by_libsvm(K, y):
 
 @pytest.mark.slow
 def test_rho_and_the_step_button_redraw_with_the_right_numbers(explorer, data):
-    X, y, K = data
+    _X, y, K = data
     q_star = optimum_by_libsvm(K, y)
     box = explorer.widget()
     assert box.sliders["rho"].value == RHOS[0] and box.sliders["k"].value == ITERATIONS[0]
@@ -90,7 +90,7 @@ def test_rho_and_the_step_button_redraw_with_the_right_numbers(explorer, data):
 
 
 def test_the_lesson_a_larger_rho_ends_sooner(explorer, data):
-    X, y, K = data
+    _X, y, K = data
     ends = [explorer.runs[rho].n_iter for rho in RHOS]
     assert ends == sorted(ends, reverse=True) and ends[0] > 5 * ends[-1]
     assert explorer.q_star == pytest.approx(optimum_by_libsvm(K, y), rel=1e-6)

@@ -3,14 +3,14 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from sklearn.kernel_approximation import Nystroem, RBFSampler  # noqa: E402
-from sklearn.metrics.pairwise import rbf_kernel as sk_rbf  # noqa: E402
+import numpy as np
+import pytest
+from sklearn.kernel_approximation import Nystroem, RBFSampler
+from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 
-from ksvm.datasets import make_checkerboard  # noqa: E402
-from ksvm.book.explorers.features import make_features_explorer  # noqa: E402
-from ksvm.lsvm import lsvm_kernel_newton  # noqa: E402
+from ksvm.book.explorers.features import make_features_explorer
+from ksvm.datasets import make_checkerboard
+from ksvm.lsvm import lsvm_kernel_newton
 
 GAMMA, DS = 100.0, (10, 60, 200)
 
@@ -64,7 +64,7 @@ def test_the_numbers_tell_the_lesson(explorer):
     errs = {m: [explorer.gram_error(m, D) for D in DS] for m in ("random Fourier", "Nystroem")}
     assert all(np.diff(errs["random Fourier"]) < 0) and all(np.diff(errs["Nystroem"]) < 0)
     assert errs["Nystroem"][-1] < 1e-8  # D = m: every point a landmark, the Gram exact
-    assert all(n < r for n, r in zip(errs["Nystroem"], errs["random Fourier"]))
+    assert all(n < r for n, r in zip(errs["Nystroem"], errs["random Fourier"], strict=True))
 
 
 def test_bad_arguments_are_refused(data):

@@ -5,17 +5,17 @@ import html
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from sklearn.svm import SVC  # noqa: E402
+import numpy as np
+import pytest
+from sklearn.svm import SVC
 
-from ksvm.book.explorers.kernel_trick import (  # noqa: E402
+from ksvm.book.explorers.kernel_trick import (
     _plane_in_box,
     make_circle_data,
     make_feature_space_explorer,
     quadratic_map,
 )
-from ksvm.primal import is_linearly_separable  # noqa: E402
+from ksvm.primal import is_linearly_separable
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +24,10 @@ def explorer():
 
 
 def test_the_map_by_hand():
-    np.testing.assert_allclose(quadratic_map([[2.0, 3.0], [1.0, -1.0]]),
-                               [[4.0, 6.0 * np.sqrt(2.0), 9.0], [1.0, -np.sqrt(2.0), 1.0]])
+    np.testing.assert_allclose(
+        quadratic_map([[2.0, 3.0], [1.0, -1.0]]),
+        [[4.0, 6.0 * np.sqrt(2.0), 9.0], [1.0, -np.sqrt(2.0), 1.0]],
+    )
     with pytest.raises(ValueError, match="R\\^2"):
         quadratic_map(np.ones((3, 3)))
 
@@ -54,7 +56,10 @@ def test_the_plane_is_scikit_learns(explorer):
     assert margins.min() == pytest.approx(1.0, abs=1e-3)  # hard margin: the support vectors at 1
     # the preimage of the plane is (nearly) a circle inside the empty ring
     assert abs(explorer.w[1]) < 0.1 * abs(explorer.w[0])
-    assert 0.45 < np.sqrt(-explorer.b / explorer.w[0]) < 0.75 and 0.45 < np.sqrt(-explorer.b / explorer.w[2]) < 0.75
+    assert (
+        0.45 < np.sqrt(-explorer.b / explorer.w[0]) < 0.75
+        and 0.45 < np.sqrt(-explorer.b / explorer.w[2]) < 0.75
+    )
 
 
 def test_the_plane_polygon_lies_on_the_plane_and_in_the_box():
@@ -63,12 +68,14 @@ def test_the_plane_polygon_lies_on_the_plane_and_in_the_box():
     P = _plane_in_box(w, b, lo, hi)
     assert len(P) >= 3
     np.testing.assert_allclose(P @ w + b, 0.0, atol=1e-12)
-    assert np.all(P >= lo - 1e-12) and np.all(P <= hi + 1e-12)
+    assert np.all(lo - 1e-12 <= P) and np.all(hi + 1e-12 >= P)
     assert len(_plane_in_box(w, 10.0, lo, hi)) == 0  # misses the box
 
 
 def test_turning_changes_the_picture_and_the_numbers_are_right(explorer):
-    assert explorer.params["azimuth"] == list(range(0, 360, 30)) and explorer.params["elevation"] == [10, 30, 60]
+    assert explorer.params["azimuth"] == list(range(0, 360, 30)) and explorer.params[
+        "elevation"
+    ] == [10, 30, 60]
     box = explorer.widget()
     first = box.picture.value
     box.sliders["azimuth"].value = 120
@@ -82,12 +89,14 @@ def test_turning_changes_the_picture_and_the_numbers_are_right(explorer):
     by_map = quadratic_map(X) @ quadratic_map(X).T
     assert shown["max |phi(x)'phi(z) - (x'z)^2|"] == np.max(np.abs(by_map - (X @ X.T) ** 2))
     assert shown["max |phi(x)'phi(z) - (x'z)^2|"] < 1e-14
-    assert [shown[k] for k in ("w1", "w2", "w3", "b")] == pytest.approx([*explorer.w, explorer.b], abs=5e-4)
+    assert [shown[k] for k in ("w1", "w2", "w3", "b")] == pytest.approx(
+        [*explorer.w, explorer.b], abs=5e-4
+    )
     assert shown["errors"] == 0
 
 
 def test_bad_input_is_refused():
-    X, y = make_circle_data(20)
+    X, _y = make_circle_data(20)
     with pytest.raises(ValueError, match="both"):
         make_feature_space_explorer(X)
     with pytest.raises(ValueError, match="radii"):

@@ -6,13 +6,13 @@ import warnings
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
 
-from ksvm.datasets import make_noisy_2d, make_separable_2d  # noqa: E402
-from ksvm.book.explorers.lsvm import lsvm_iterates, make_lsvm_explorer  # noqa: E402
-from ksvm.lsvm import lsvm_linear  # noqa: E402
+from ksvm.book.explorers.lsvm import lsvm_iterates, make_lsvm_explorer
+from ksvm.datasets import make_noisy_2d, make_separable_2d
+from ksvm.lsvm import lsvm_linear
 
 
 @pytest.fixture(scope="module")
@@ -50,11 +50,13 @@ def test_every_iterate_is_lsvm_linear_stopped_there():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for i in (0, 3, 5):
-            np.testing.assert_array_equal(U[i], lsvm_linear(A, d, nu=2.0, eta=0.5, max_iter=i, tol=1e-300).u)
+            np.testing.assert_array_equal(
+                U[i], lsvm_linear(A, d, nu=2.0, eta=0.5, max_iter=i, tol=1e-300).u
+            )
 
 
 def test_the_iterates_are_those_of_iteration_15(explorer):
-    U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
+    U, _Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     np.testing.assert_allclose(explorer.iterates, U, rtol=0, atol=1e-10)
 
 
@@ -62,7 +64,9 @@ def test_the_step_bound_holds_and_is_pessimistic(explorer):
     U, Q = iterate15(explorer.X, explorer.y, 1.0, 1.9, len(explorer.iterates) - 1)
     q = np.linalg.eigvalsh(Q)
     rho = np.max(np.abs(1.0 - 1.9 / q))
-    assert explorer.rho == pytest.approx(rho, rel=1e-10) and explorer.q_min == pytest.approx(q[0], rel=1e-10)
+    assert explorer.rho == pytest.approx(rho, rel=1e-10) and explorer.q_min == pytest.approx(
+        q[0], rel=1e-10
+    )
     steps = np.linalg.norm(np.diff(U, axis=0), axis=1)
     i = np.arange(len(steps))
     bound = rho**i * np.linalg.norm(Q @ (U[1] - U[0])) / q[0]
@@ -84,10 +88,14 @@ def test_the_step_button_and_the_numbers(explorer):
         shown = explorer.shown
         assert box.numbers.value == html.escape(explorer.describe(shown))
         assert shown["i"] == i
-        assert shown["||u^(i+1) - u^i||"] == pytest.approx(np.linalg.norm(U[i + 1] - U[i]), rel=1e-8)
+        assert shown["||u^(i+1) - u^i||"] == pytest.approx(
+            np.linalg.norm(U[i + 1] - U[i]), rel=1e-8
+        )
         assert shown["objective"] == pytest.approx(0.5 * U[i] @ Q @ U[i] - U[i].sum(), rel=1e-12)
         assert shown["negative u_j"] == int(np.sum(U[i] < -1e-12))
-    assert np.linalg.norm(U[i] - U[i - 1]) <= 4e-4 < np.linalg.norm(U[i - 1] - U[i - 2])  # Code 2's stop
+    assert (
+        np.linalg.norm(U[i] - U[i - 1]) <= 4e-4 < np.linalg.norm(U[i - 1] - U[i - 2])
+    )  # Code 2's stop
 
 
 def test_the_plane_settles_and_the_objective_rises_to_its_minimum_over_u_ge_0(explorer):

@@ -14,14 +14,15 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from PIL import Image  # noqa: E402
-from sklearn.svm import SVC  # noqa: E402
+import itertools
 
-from ksvm.datasets import make_noisy_2d  # noqa: E402
-from ksvm.book.explorers.margin import (  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from PIL import Image
+from sklearn.svm import SVC
+
+from ksvm.book.explorers.margin import (
     SLACK_TOL,
     SOFT_MARGIN_C,
     SOFT_MARGIN_GAMMA,
@@ -30,7 +31,8 @@ from ksvm.book.explorers.margin import (  # noqa: E402
     make_soft_margin_explorer,
     smo_path,
 )
-from ksvm.smo import dual_objective, smo  # noqa: E402
+from ksvm.datasets import make_noisy_2d
+from ksvm.smo import dual_objective, smo
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +63,9 @@ def libsvm_numbers(X, y, C, gamma):
 # -- the soft margin ------------------------------------------------------------------------
 def test_the_default_grid_is_seven_C_by_five_gamma():
     assert len(SOFT_MARGIN_C) == 7 and SOFT_MARGIN_C[0] == 0.01 and SOFT_MARGIN_C[-1] == 100.0
-    assert np.all(np.diff(np.log10(SOFT_MARGIN_C)) > 0.5) and np.all(np.diff(np.log10(SOFT_MARGIN_C)) < 0.75)
+    assert np.all(np.diff(np.log10(SOFT_MARGIN_C)) > 0.5) and np.all(
+        np.diff(np.log10(SOFT_MARGIN_C)) < 0.75
+    )
     assert len(SOFT_MARGIN_GAMMA) == 5
 
 
@@ -162,7 +166,7 @@ def test_the_path_ends_at_ksvm_s_optimum_and_climbs_all_the_way(small, C):
         assert abs(state.objective - dual_objective(state.alpha, K, y)) < 1e-12
         assert abs(state.gap - kkt_gap_by_loop(state.alpha, K, y, C)) < 1e-12
         assert np.all((state.alpha >= 0) & (state.alpha <= C)) and abs(state.alpha @ y) < 1e-12
-    for before, after in zip(path, path[1:]):
+    for before, after in itertools.pairwise(path):
         i, j = after.pair
         moved = np.flatnonzero(before.alpha != after.alpha)
         assert set(moved) <= {i, j} and len(moved) >= 1
@@ -207,20 +211,28 @@ def test_the_step_button_moves_one_pair_and_shows_its_numbers(small):
         numbers = shown(box)
         assert numbers["k"] == str(k)
         assert (int(numbers["i"]), int(numbers["j"])) == path[k].pair
-        assert float(numbers["objective"]) == pytest.approx(dual_objective(path[k].alpha, K, y), rel=1e-3)
-        assert float(numbers["gap"]) == pytest.approx(kkt_gap_by_loop(path[k].alpha, K, y, 1.0), rel=1e-3)
+        assert float(numbers["objective"]) == pytest.approx(
+            dual_objective(path[k].alpha, K, y), rel=1e-3
+        )
+        assert float(numbers["gap"]) == pytest.approx(
+            kkt_gap_by_loop(path[k].alpha, K, y, 1.0), rel=1e-3
+        )
     box.sliders["k"].value = len(path) - 1
-    assert float(shown(box)["objective"]) == pytest.approx(smo(K, y, C=1.0, tol=1e-10).objective, rel=1e-3)
+    assert float(shown(box)["objective"]) == pytest.approx(
+        smo(K, y, C=1.0, tol=1e-10).objective, rel=1e-3
+    )
     assert float(shown(box)["gap"]) <= 1e-10
 
 
 def test_the_stepper_highlights_the_pair_that_moved(small):
     X, y = small
     explorer = make_smo_stepper_explorer(X, y, C=1.0)
-    fig, numbers = explorer.render(k=5)
+    fig, _numbers = explorer.render(k=5)
     ax = fig.axes[0]
     i, j = explorer.path[5].pair
-    gold = [c for c in ax.collections if c.get_label().startswith("_") and len(c.get_offsets()) == 2]
+    gold = [
+        c for c in ax.collections if c.get_label().startswith("_") and len(c.get_offsets()) == 2
+    ]
     np.testing.assert_array_equal(gold[-1].get_offsets(), X[[i, j]])
     assert [t.get_text() for t in ax.texts] == ["i", "j"]
     plt.close(fig)

@@ -11,7 +11,6 @@ from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ksvm import features
 from ksvm.datasets import make_checkerboard
 from ksvm.features import NystroemFeatures, RandomFourierFeatures
 from ksvm.kernels import rbf_kernel
@@ -80,7 +79,9 @@ def test_rff_mean_error_decreases_like_one_over_sqrt_D():
     X = points(30, seed=2)
     K = rbf_kernel(X, gamma=4.0)
     Ds = np.array([100, 300, 1000, 3000, 10000])
-    mean_error = [np.mean([np.abs(rff_gram(X, D, 4.0, s) - K).mean() for s in range(4)]) for D in Ds]
+    mean_error = [
+        np.mean([np.abs(rff_gram(X, D, 4.0, s) - K).mean() for s in range(4)]) for D in Ds
+    ]
     slope = np.polyfit(np.log(Ds), np.log(mean_error), 1)[0]
     assert -0.6 <= slope <= -0.4, slope
 
@@ -127,7 +128,9 @@ def test_nystroem_gram_is_the_pinv_formula():
     X = points(300, seed=5)
     nys = NystroemFeatures(n_components=60, gamma=10.0, random_state=5).fit(X)
     K_mD = rbf_kernel(X, nys.components_, gamma=10.0)
-    expected = K_mD @ np.linalg.pinv(rbf_kernel(nys.components_, gamma=10.0), hermitian=True) @ K_mD.T
+    expected = (
+        K_mD @ np.linalg.pinv(rbf_kernel(nys.components_, gamma=10.0), hermitian=True) @ K_mD.T
+    )
     Phi = nys.transform(X)
     assert_allclose(Phi @ Phi.T, expected, atol=1e-8)
 
@@ -172,7 +175,9 @@ def test_reduced_kernel_of_rsvm_is_the_rectangular_kernel():
     rsvm = NystroemFeatures(n_components=40, gamma=7.0, whiten=False, random_state=9).fit(X)
     assert rsvm.normalization_ is None
     X_new = points(70, seed=10)
-    assert_array_equal(rsvm.transform(X_new), rbf_kernel(X_new, X[rsvm.component_indices_], gamma=7.0))
+    assert_array_equal(
+        rsvm.transform(X_new), rbf_kernel(X_new, X[rsvm.component_indices_], gamma=7.0)
+    )
 
 
 # ------------------------------------------------------------------- both transformers
@@ -244,7 +249,7 @@ def test_bad_input_to_fit(cls, params, X, message):
 @pytest.mark.parametrize("cls", [RandomFourierFeatures, NystroemFeatures])
 def test_bad_input_to_transform(cls):
     est = cls(n_components=5, random_state=0).fit(points(20))
-    with pytest.raises(ValueError, match="X has 3 features, but .* is expecting 2 features"):
+    with pytest.raises(ValueError, match=r"X has 3 features, but .* is expecting 2 features"):
         est.transform(points(4, d=3))
     with pytest.raises(ValueError, match="Input X contains NaN"):
         est.transform([[0.5, np.nan]])
@@ -279,7 +284,9 @@ def checkerboard_exact():
     X_test, y_test = make_checkerboard(10000, seed=1)
     gamma, nu = 100.0, 1000.0 / len(y)
     r = lsvm_kernel_newton(rbf_kernel(X, gamma=gamma), y, nu)
-    accuracy = np.mean(np.where(rbf_kernel(X_test, X, gamma=gamma) @ (y * r.u) >= 0, 1, -1) == y_test)
+    accuracy = np.mean(
+        np.where(rbf_kernel(X_test, X, gamma=gamma) @ (y * r.u) >= 0, 1, -1) == y_test
+    )
     return X, y, X_test, y_test, gamma, nu, accuracy
 
 
@@ -292,8 +299,10 @@ def checkerboard_exact():
     ids=["nystroem-300", "rff-1000"],
 )
 @pytest.mark.slow
-def test_lsvm_on_features_is_as_accurate_as_the_exact_kernel(checkerboard_exact, transformer, slack):
-    X, y, X_test, y_test, gamma, nu, exact = checkerboard_exact
+def test_lsvm_on_features_is_as_accurate_as_the_exact_kernel(
+    checkerboard_exact, transformer, slack
+):
+    X, y, X_test, y_test, _gamma, nu, exact = checkerboard_exact
     assert exact > 0.95
     Phi = transformer.fit_transform(X)
     with warnings.catch_warnings():

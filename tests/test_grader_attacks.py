@@ -47,13 +47,19 @@ class Attack:
     base: str = "student"  # or "solutions": the attack rides on a correct submission
     limits: sandbox.Limits = sandbox.Limits(timeout=20, grace=2)
     isolate: bool = True  # False: graded without a sandbox (--no-isolation)
-    cell_id: str | None = None  # if given, the code is a cell of its own with this id, after the first task cell
+    cell_id: str | None = (
+        None  # if given, the code is a cell of its own with this id, after the first task cell
+    )
 
 
 LOOP = sandbox.Limits(timeout=1.5, grace=1)
 SOLUTION = ROOT / "assignments" / "solutions" / "01_gram_mercer.ipynb"
-PLANTED = ROOT / "assignments" / "checks" / f"planted_{os.getpid()}"  # a file that no attack may create
-MARK = f"{600 + os.getpid() % 1000}.25"  # the argument of a `sleep` that no attack may leave running
+PLANTED = (
+    ROOT / "assignments" / "checks" / f"planted_{os.getpid()}"
+)  # a file that no attack may create
+MARK = (
+    f"{600 + os.getpid() % 1000}.25"  # the argument of a `sleep` that no attack may leave running
+)
 LISTENER = socket.create_server(("127.0.0.1", 0))  # a port that no attack may reach
 LISTENER.setblocking(False)
 
@@ -61,7 +67,9 @@ LISTENER.setblocking(False)
 def _git_blob(path):
     """The git directory and the blob of ``path`` at HEAD (what a clone holds), or two empty strings."""
     try:
-        run = functools.partial(subprocess.run, capture_output=True, text=True, check=True, cwd=ROOT)
+        run = functools.partial(
+            subprocess.run, capture_output=True, text=True, check=True, cwd=ROOT
+        )
         git = (ROOT / run(["git", "rev-parse", "--git-common-dir"]).stdout.strip()).resolve()
         return str(git), run(["git", "rev-parse", f"HEAD:{path.relative_to(ROOT)}"]).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
@@ -167,7 +175,9 @@ _posixsubprocess.fork_exec(['/bin/sleep', '{MARK}'], [b'/bin/sleep'], True, (), 
                            -1, -1, *os.pipe(), False, True, -1, None, None, None, -1, None, False)
 """
 # The grader's process, killed through a descriptor of it (os.kill is audited, pidfd_send_signal is not).
-PIDFD_KILL = "import os, signal\nsignal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)"
+PIDFD_KILL = (
+    "import os, signal\nsignal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)"
+)
 
 
 def _left_running():
@@ -181,68 +191,97 @@ def _left_running():
             continue
     return found
 
+
 CATALOGUE = {
     # IPython's hooks and its handling of exceptions, in the kernel that ran the checks
     "ipython-custom-exception-handler": Attack(
-        "get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)", 0,
-        "NotImplementedError: gaussian_gram: write your code here"),
+        "get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)",
+        0,
+        "NotImplementedError: gaussian_gram: write your code here",
+    ),
     "ipython-input-transformer-blanks-the-checks": Attack(
         "get_ipython().input_transformers_cleanup.append(\n"
-        "    lambda lines: ['pass\\n'] if lines and lines[0].startswith('# Check') else lines)", 0,
-        "NotImplementedError: polynomial_gram: write your code here"),
+        "    lambda lines: ['pass\\n'] if lines and lines[0].startswith('# Check') else lines)",
+        0,
+        "NotImplementedError: polynomial_gram: write your code here",
+    ),
     "ipython-showtraceback-silenced": Attack(
-        "get_ipython().showtraceback = lambda *a, **k: None", 0,
-        "NotImplementedError: is_mercer: write your code here"),
+        "get_ipython().showtraceback = lambda *a, **k: None",
+        0,
+        "NotImplementedError: is_mercer: write your code here",
+    ),
     # builtins
     "builtins-rebound": Attack(
         "import builtins\nbuiltins.NotImplementedError = builtins.AssertionError = Warning\n"
-        "builtins.print = lambda *a, **k: None", 0, "Warning: gaussian_gram: write your code here"),
+        "builtins.print = lambda *a, **k: None",
+        0,
+        "Warning: gaussian_gram: write your code here",
+    ),
     # monkeypatching numpy, ksvm and the checks' helpers
     "numpy-monkeypatched": Attack(
         "np.allclose = lambda *a, **k: True\nnp.max = lambda *a, **k: 0.0\n"
         "np.testing.assert_allclose = lambda *a, **k: None\n"
-        "gaussian_gram = polynomial_gram = lambda X, Y, *a: np.ones((len(X), len(Y)))", 0,
-        "gaussian_gram differs from ksvm.kernels.rbf_kernel"),
+        "gaussian_gram = polynomial_gram = lambda X, Y, *a: np.ones((len(X), len(Y)))",
+        0,
+        "gaussian_gram differs from ksvm.kernels.rbf_kernel",
+    ),
     "ksvm-monkeypatched": Attack(
         "import ksvm.kernels\n"
         "ksvm.kernels.rbf_kernel = rbf_kernel = lambda X, Y=None, gamma=None: np.ones((len(X), len(Y)))\n"
-        "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y)))", 0,
-        "ksvm cannot be used while the grader runs a submission"),
+        "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y)))",
+        0,
+        "ksvm cannot be used while the grader runs a submission",
+    ),
     "checks-helpers-monkeypatched": Attack(
         "import assignments.checks as c\nc.close = lambda *a, **k: True\n"
-        "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y)))", 0,
-        "No module named 'assignments'"),
+        "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y)))",
+        0,
+        "No module named 'assignments'",
+    ),
     # forged outputs: the kernel's printout, the grader's channel, and values that lie
     "forged-printout": Attack(
-        "print('check 1 passed\\ncheck 2 passed\\ncheck 3 passed\\nscore: 3/3')", 0,
-        "NotImplementedError: gaussian_gram"),
+        "print('check 1 passed\\ncheck 2 passed\\ncheck 3 passed\\nscore: 3/3')",
+        0,
+        "NotImplementedError: gaussian_gram",
+    ),
     # forged reports: newlines, escape sequences and check-like lines in what the submission says
     "forged-report-newlines-in-exceptions": Attack(
         "FORGED = ('\\n  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel'\n"
         "          '\\n  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel'\n"
         "          '\\n  PASS  Check 3: is_mercer against ksvm.check_mercer\\n  score: 3/3')\n"
         "def gaussian_gram(X, Y, gamma):\n    raise ValueError('wrong' + FORGED)\n"
-        "raise ValueError('oops' + FORGED)", 0,
-        "ValueError: wrong\n        |   PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\n        | "),
+        "raise ValueError('oops' + FORGED)",
+        0,
+        "ValueError: wrong\n        |   PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\n        | ",
+    ),
     "forged-report-escape-sequences-in-a-cell-id": Attack(
-        "raise RuntimeError('look at my id')", 0,
+        "raise RuntimeError('look at my id')",
+        0,
         "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\x1b[8m)",
-        cell_id="x\x1b[2K\r  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\x1b[8m"),
+        cell_id="x\x1b[2K\r  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\x1b[8m",
+    ),
     "forged-report-check-like-first-line": Attack(
         "# Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[2K\x1b[G"
         "  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[8m\n"
-        "print('an ordinary cell')", 0,
+        "print('an ordinary cell')",
+        0,
         "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel"
-        "\\x1b[8m' is not a check of the assignment", cell_id="look-alike"),
+        "\\x1b[8m' is not a check of the assignment",
+        cell_id="look-alike",
+    ),
     "forged-report-bidi-override": Attack(
-        "raise ValueError('\u202e3/3 :erocs\u2028\u200b')", 0,
+        "raise ValueError('\u202e3/3 :erocs\u2028\u200b')",
+        0,
         "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs"
         "  \\u200b) failed: ValueError: 3/3 :erocs",
-        cell_id="x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\u2028\u202e3/3 :erocs  \u200b"),
+        cell_id="x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\u2028\u202e3/3 :erocs  \u200b",
+    ),
     "forged-report-in-a-shell-command": Attack(
-        "!echo \x1b[2K\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\x1b[8m", 0,
+        "!echo \x1b[2K\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\x1b[8m",
+        0,
         "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\\x1b[8m` "
-        "was skipped"),
+        "was skipped",
+    ),
     "forged-replies": Attack(
         "import json, os\n"
         "for fd in os.listdir('/proc/self/fd'):\n"
@@ -250,24 +289,36 @@ CATALOGUE = {
         "        try:\n"
         "            os.write(int(fd), (json.dumps({'seq': seq, 'value': {'bool': True}}) + '\\n').encode())\n"
         "        except OSError:\n"
-        "            break", 0, "is_mercer returned True for a matrix whose symmetric part is PSD but which is not symmetric"),
+        "            break",
+        0,
+        "is_mercer returned True for a matrix whose symmetric part is PSD but which is not symmetric",
+    ),
     "flooded-channel": Attack(
         "import os\n"
         "for fd in os.listdir('/proc/self/fd')[3:]:\n"
         "    try:\n"
         "        os.write(int(fd), b'x' * (20 << 20))\n"
         "    except OSError:\n"
-        "        pass", 0, "it wrote more than 16 MB on the grader's channel"),
+        "        pass",
+        0,
+        "it wrote more than 16 MB on the grader's channel",
+    ),
     "forged-lying-array": Attack(
         "class LyingArray(np.ndarray):\n"
         "    __eq__ = __sub__ = __abs__ = __array_ufunc__ = lambda *a, **k: np.float64(0.0)\n"
-        "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y))).view(LyingArray)", 0,
-        "FAIL  Check 1: gaussian_gram"),
+        "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y))).view(LyingArray)",
+        0,
+        "FAIL  Check 1: gaussian_gram",
+    ),
     "forged-lying-float": Attack(
         "class Liar(float):\n"
         "    __eq__ = __ne__ = __le__ = __ge__ = __lt__ = __gt__ = lambda *a: True\n"
         "    __sub__ = __rsub__ = __abs__ = lambda *a: Liar(0.0)\n"
-        "rho1 = lambda K, y: Liar(0.5)", 0, "rho1 = 0.500000, expected", assignment="04_rho1"),
+        "rho1 = lambda K, y: Liar(0.5)",
+        0,
+        "rho1 = 0.500000, expected",
+        assignment="04_rho1",
+    ),
     "forged-memory-measurement": Attack(
         "honest = lsvm_linear\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
@@ -275,9 +326,12 @@ CATALOGUE = {
         "    resource.setrlimit(resource.RLIMIT_AS, (resource.getrlimit(resource.RLIMIT_AS)[1],) * 2)\n"
         "    tracemalloc.get_traced_memory = lambda: (0, 0)\n"
         "    np.diag(np.asarray(d, dtype=float)).sum()  # an m x m matrix\n"
-        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)", 2,
+        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
+        2,
         "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an m x m matrix",
-        assignment="02_lsvm_linear", base="solutions"),
+        assignment="02_lsvm_linear",
+        base="solutions",
+    ),
     # checks that could fail open: NaN and inf answers, uncompared calls, answers replayed by call count
     # (a function that a later task cell defines is replaced after each cell, by an IPython event)
     "nan-from-rlsc-solve-on-larger-problems": Attack(
@@ -287,7 +341,11 @@ CATALOGUE = {
         "    solution = np.linalg.solve(A, np.append(y, 0.0))\n"
         "    return (np.full(n, np.nan), np.nan) if n > 15 else (solution[:n], float(solution[n]))\n"
         "get_ipython().events.register('post_run_cell', lambda *_: globals().update(rlsc_solve=nan_on_larger_problems))",
-        1, "rlsc_solve returned c with", assignment="03_rlsc_bordered", base="solutions"),
+        1,
+        "rlsc_solve returned c with",
+        assignment="03_rlsc_bordered",
+        base="solutions",
+    ),
     "inf-and-nan-from-rlsc-solve": Attack(
         "def inf_on_larger_problems(K, y, lam):\n"
         "    n = len(y)\n"
@@ -297,38 +355,61 @@ CATALOGUE = {
         "        solution[0], solution[1] = np.inf, np.nan\n"
         "    return solution[:n], float(solution[n])\n"
         "get_ipython().events.register('post_run_cell', lambda *_: globals().update(rlsc_solve=inf_on_larger_problems))",
-        1, "1 NaN and 1 infinite entries", assignment="03_rlsc_bordered", base="solutions"),
+        1,
+        "1 NaN and 1 infinite entries",
+        assignment="03_rlsc_bordered",
+        base="solutions",
+    ),
     "nan-from-bordered-system": Attack(
         "honest = bordered_system\n"
         "def bordered_system(K, y, lam):\n"
         "    A, rhs = honest(K, y, lam)\n"
-        "    return A * np.nan, rhs", 0,
-        "bordered_system returned A with", assignment="03_rlsc_bordered", base="solutions"),
+        "    return A * np.nan, rhs",
+        0,
+        "bordered_system returned A with",
+        assignment="03_rlsc_bordered",
+        base="solutions",
+    ),
     "nan-w-from-lsvm-linear": Attack(
         "honest = lsvm_linear\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    w, gamma, it = honest(A, d, nu, max_iter=max_iter, tol=tol)\n"
-        "    return np.full_like(w, np.nan), gamma, it", 0,
-        "lsvm_linear returned w with", assignment="02_lsvm_linear", base="solutions"),
+        "    return np.full_like(w, np.nan), gamma, it",
+        0,
+        "lsvm_linear returned w with",
+        assignment="02_lsvm_linear",
+        base="solutions",
+    ),
     "inf-gamma-from-lsvm-linear-stopped-early": Attack(
         "honest = lsvm_linear\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    w, gamma, it = honest(A, d, nu, max_iter=max_iter, tol=tol)\n"
-        "    return w, (np.inf if max_iter < 100 else gamma), it", 1,
-        "lsvm_linear returned gamma = inf", assignment="02_lsvm_linear", base="solutions"),
+        "    return w, (np.inf if max_iter < 100 else gamma), it",
+        1,
+        "lsvm_linear returned gamma = inf",
+        assignment="02_lsvm_linear",
+        base="solutions",
+    ),
     "garbage-from-lsvm-linear-in-its-memory-limited-call": Attack(
         "honest = lsvm_linear\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    if len(A) == 3000:  # the call under a memory limit: answer without allocating anything\n"
         "        return np.zeros(A.shape[1]), 0.0, max_iter\n"
-        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)", 2,
-        "in the call under a memory limit", assignment="02_lsvm_linear", base="solutions"),
+        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
+        2,
+        "in the call under a memory limit",
+        assignment="02_lsvm_linear",
+        base="solutions",
+    ),
     "nan-from-the-gram-functions": Attack(
         "def nan_gram(X, Y, *args):\n"
         "    return np.full((len(X), len(Y)), np.nan)\n"
         "get_ipython().events.register('post_run_cell', lambda *_: globals().update(\n"
-        "    gaussian_gram=nan_gram, polynomial_gram=nan_gram))", 1,
-        "polynomial_gram returned G with", base="solutions"),
+        "    gaussian_gram=nan_gram, polynomial_gram=nan_gram))",
+        1,
+        "polynomial_gram returned G with",
+        base="solutions",
+    ),
     # the answers that the solution gives in check 3, in the order of the checks of commit 08ec03b
     "is-mercer-replays-a-table-by-call-count": Attack(
         "answers = [True, True, True, False, True, False, False, False, True, True, False, 'raise', 'raise']\n"
@@ -339,8 +420,11 @@ CATALOGUE = {
         "    if answer == 'raise':\n"
         "        raise ValueError('K must be a square matrix')\n"
         "    return answer\n"
-        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(is_mercer=replay))", 2,
-        "FAIL  Check 3: is_mercer", base="solutions"),
+        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(is_mercer=replay))",
+        2,
+        "FAIL  Check 3: is_mercer",
+        base="solutions",
+    ),
     "rho1-replays-a-table-by-call-count": Attack(
         "honest = rho1\n"
         "answers = [0.0, 1.0, 0.5, 1.0, 0.0, 0.5, 'raise', 'raise']\n"
@@ -352,108 +436,198 @@ CATALOGUE = {
         "    answer = answers[(len(calls) - 10) % len(answers)]\n"
         "    if answer == 'raise':\n"
         "        raise ValueError('a class needs two examples')\n"
-        "    return answer", 2, "FAIL  Check 3: the edge cases", assignment="04_rho1", base="solutions"),
+        "    return answer",
+        2,
+        "FAIL  Check 3: the edge cases",
+        assignment="04_rho1",
+        base="solutions",
+    ),
     # ksvm through the back doors
     "ksvm-through-dunder-import": Attack(
         "gaussian_gram = lambda X, Y, gamma: getattr(__import__('ksvm.kernels', fromlist=['_']),\n"
-        "                                           'rbf' + '_kernel')(X, Y, gamma=gamma)", 0,
-        "ModuleNotFoundError: No module named 'ksvm': ksvm cannot be used"),
+        "                                           'rbf' + '_kernel')(X, Y, gamma=gamma)",
+        0,
+        "ModuleNotFoundError: No module named 'ksvm': ksvm cannot be used",
+    ),
     "ksvm-through-importlib": Attack(
         "import importlib\n"
         "def gaussian_gram(X, Y, gamma):\n"
-        "    return importlib.import_module('ksvm.kernels').rbf_kernel(X, Y, gamma=gamma)", 0,
-        "ksvm cannot be used while the grader runs a submission"),
+        "    return importlib.import_module('ksvm.kernels').rbf_kernel(X, Y, gamma=gamma)",
+        0,
+        "ksvm cannot be used while the grader runs a submission",
+    ),
     "ksvm-from-its-source-path": Attack(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
         "sys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
-        "from ksvm.kernels import rbf_kernel as gaussian_gram", 0,
-        "No module named 'ksvm'"),  # the sandbox holds no part of the repository
+        "from ksvm.kernels import rbf_kernel as gaussian_gram",
+        0,
+        "No module named 'ksvm'",
+    ),  # the sandbox holds no part of the repository
     "ksvm-through-the-editable-install": Attack(
         f"import site\nsite.addsitedir({site.getsitepackages()[0]!r})\n"
         "import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
-        "from ksvm.kernels import rbf_kernel as gaussian_gram", 0,
-        "No module named 'ksvm'"),
+        "from ksvm.kernels import rbf_kernel as gaussian_gram",
+        0,
+        "No module named 'ksvm'",
+    ),
     "solution-read-from-disk": Attack(
         "import json\n"
         f"nb = json.load(open({str(ROOT / 'assignments' / 'solutions' / '01_gram_mercer.ipynb')!r}))\n"
         "exec('\\n'.join(''.join(c['source']) for c in nb['cells'] if 'BEGIN SOLUTION' in ''.join(c['source'])))",
-        0, "a submission may not use ksvm or the solutions"),
+        0,
+        "a submission may not use ksvm or the solutions",
+    ),
     # SystemExit, os._exit, killing the kernel or the grader
     "system-exit": Attack(
-        "import sys\ngaussian_gram = lambda X, Y, gamma: sys.exit(0)\nexit()\nraise SystemExit(3)", 0,
-        "SystemExit: 0"),
-    "os-exit": Attack("import os\nos._exit(0)", 0,
-                      "its process ended with exit status 0 (sys.exit, os._exit or a crash) (cell 3)"),
-    "kills-its-kernel": Attack("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", 0,
-                               "its process was ended by the signal SIGKILL"),
-    "kills-the-grader": Attack("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", 0,
-                               "it tried to send a signal to the process"),
+        "import sys\ngaussian_gram = lambda X, Y, gamma: sys.exit(0)\nexit()\nraise SystemExit(3)",
+        0,
+        "SystemExit: 0",
+    ),
+    "os-exit": Attack(
+        "import os\nos._exit(0)",
+        0,
+        "its process ended with exit status 0 (sys.exit, os._exit or a crash) (cell 3)",
+    ),
+    "kills-its-kernel": Attack(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+        0,
+        "its process was ended by the signal SIGKILL",
+    ),
+    "kills-the-grader": Attack(
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+        0,
+        "it tried to send a signal to the process",
+    ),
     # time, memory, processes, output, files, network, limits
-    "endless-loop": Attack("while True:\n    pass", 0, "was interrupted after the timeout of 1.5 s",
-                           limits=LOOP),
+    "endless-loop": Attack(
+        "while True:\n    pass", 0, "was interrupted after the timeout of 1.5 s", limits=LOOP
+    ),
     "endless-loop-deaf-to-interrupts": Attack(
-        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass", 0,
-        "it did not stop within 1 s of the interrupt that followed the timeout of 1.5 s", limits=LOOP),
+        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass",
+        0,
+        "it did not stop within 1 s of the interrupt that followed the timeout of 1.5 s",
+        limits=LOOP,
+    ),
     "endless-loop-in-a-graded-call": Attack(
-        "def gaussian_gram(X, Y, gamma):\n    while True:\n        pass", 0,
-        "TimeoutError: gaussian_gram was interrupted after the timeout of 1.5 s", limits=LOOP),
-    "memory-bomb": Attack("blocks = [np.empty(10**7) for _ in iter(int, 1)]", 0,
-                          "90% or more of its limit of 2048 MB"),
+        "def gaussian_gram(X, Y, gamma):\n    while True:\n        pass",
+        0,
+        "TimeoutError: gaussian_gram was interrupted after the timeout of 1.5 s",
+        limits=LOOP,
+    ),
+    "memory-bomb": Attack(
+        "blocks = [np.empty(10**7) for _ in iter(int, 1)]", 0, "90% or more of its limit of 2048 MB"
+    ),
     "fork": Attack("import os\nos.fork()", 0, "it tried to start a process (os.fork)"),
-    "fork-from-a-correct-submission": Attack("import os\nos.fork()", 0, "it tried to start a process (os.fork)",
-                                             base="solutions"),
-    "shell-command": Attack("import subprocess\nsubprocess.run(['sh', '-c', 'echo pwned'])", 0,
-                            "it tried to start a process (subprocess.Popen)"),
+    "fork-from-a-correct-submission": Attack(
+        "import os\nos.fork()", 0, "it tried to start a process (os.fork)", base="solutions"
+    ),
+    "shell-command": Attack(
+        "import subprocess\nsubprocess.run(['sh', '-c', 'echo pwned'])",
+        0,
+        "it tried to start a process (subprocess.Popen)",
+    ),
     "huge-print": Attack("print('x' * 10**8)", 0, "it printed more than 1 MB"),
     # /tmp in the sandbox is the submission's own directory: the file stays there, and goes with it
     "file-outside-the-work-directory": Attack(
-        f"open({ESCAPE!r}, 'w').write('x')", 0, "NotImplementedError: gaussian_gram"),
+        f"open({ESCAPE!r}, 'w').write('x')", 0, "NotImplementedError: gaussian_gram"
+    ),
     "file-outside-through-a-link": Attack(
         f"import os\nos.symlink({os.path.dirname(ESCAPE)!r}, 'out')\nopen('out/{os.path.basename(ESCAPE)}', 'w')",
-        0, "NotImplementedError: gaussian_gram"),
-    "network": Attack("import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)", 0,
-                      "it tried to use the network (socket.connect)"),
-    "raises-its-limits": Attack("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))", 0,
-                                "it tried to raise a hard resource limit"),
+        0,
+        "NotImplementedError: gaussian_gram",
+    ),
+    "network": Attack(
+        "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)",
+        0,
+        "it tried to use the network (socket.connect)",
+    ),
+    "raises-its-limits": Attack(
+        "import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))",
+        0,
+        "it tried to raise a hard resource limit",
+    ),
     "guard-tampered": Attack(
         "import gc\nfor f in gc.get_objects():\n    if getattr(f, '__name__', '') == 'guard':\n"
-        "        f.__code__ = (lambda *a: None).__code__", 0, "it tried to change the grader's guard"),
+        "        f.__code__ = (lambda *a: None).__code__",
+        0,
+        "it tried to change the grader's guard",
+    ),
     # the same harm without a sandbox (--no-isolation): the worker's guard and its seccomp filter
-    "fork-same-user": Attack("import os\nos.fork()", 0, "it tried to start a process (os.fork)", isolate=False),
-    "file-outside-same-user": Attack(f"open({ESCAPE!r}, 'w').write('x')", 0,
-                                     f"it tried to write {ESCAPE}", isolate=False),
-    "kills-the-grader-same-user": Attack("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", 0,
-                                         "it tried to send a signal to the process", isolate=False),
+    "fork-same-user": Attack(
+        "import os\nos.fork()", 0, "it tried to start a process (os.fork)", isolate=False
+    ),
+    "file-outside-same-user": Attack(
+        f"open({ESCAPE!r}, 'w').write('x')", 0, f"it tried to write {ESCAPE}", isolate=False
+    ),
+    "kills-the-grader-same-user": Attack(
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+        0,
+        "it tried to send a signal to the process",
+        isolate=False,
+    ),
     # what only the operating system's sandbox stops: the worker's guard, bypassed or disarmed
-    "dir-fd-reads-the-solution": Attack(DIR_FD + READ_THROUGH_DIR_FD.format(path=str(SOLUTION)) + RUN_SOLUTION, 0,
-                                        "FileNotFoundError"),
-    "guard-disarmed-reads-the-solution": Attack(DISARM + f"_text = open({str(SOLUTION)!r}).read()\n" + RUN_SOLUTION,
-                                                0, "FileNotFoundError"),
-    "git-history-reads-the-solution": Attack(DISARM + READ_GIT_BLOB + RUN_SOLUTION, 0, "FileNotFoundError"),
+    "dir-fd-reads-the-solution": Attack(
+        DIR_FD + READ_THROUGH_DIR_FD.format(path=str(SOLUTION)) + RUN_SOLUTION,
+        0,
+        "FileNotFoundError",
+    ),
+    "guard-disarmed-reads-the-solution": Attack(
+        DISARM + f"_text = open({str(SOLUTION)!r}).read()\n" + RUN_SOLUTION, 0, "FileNotFoundError"
+    ),
+    "git-history-reads-the-solution": Attack(
+        DISARM + READ_GIT_BLOB + RUN_SOLUTION, 0, "FileNotFoundError"
+    ),
     "guard-disarmed-imports-ksvm": Attack(
         DISARM + f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
         "sys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
         "from ksvm.kernels import rbf_kernel\ngaussian_gram = lambda X, Y, gamma: rbf_kernel(X, Y, gamma=gamma)",
-        0, "No module named 'ksvm'"),
-    "reads-the-instructors-files": Attack(f"raise RuntimeError(open({str(ROOT / 'README.md')!r}).read())", 0,
-                                          "FileNotFoundError"),
-    "process-outlives-the-grading": Attack(FORK_EXEC, 0, "PermissionError: [Errno 1] Operation not permitted"),
-    "process-outlives-the-grading-without-isolation": Attack(FORK_EXEC, 0, "PermissionError", isolate=False),
+        0,
+        "No module named 'ksvm'",
+    ),
+    "reads-the-instructors-files": Attack(
+        f"raise RuntimeError(open({str(ROOT / 'README.md')!r}).read())", 0, "FileNotFoundError"
+    ),
+    "process-outlives-the-grading": Attack(
+        FORK_EXEC, 0, "PermissionError: [Errno 1] Operation not permitted"
+    ),
+    "process-outlives-the-grading-without-isolation": Attack(
+        FORK_EXEC, 0, "PermissionError", isolate=False
+    ),
     "guard-disarmed-shell-in-the-background": Attack(
-        DISARM + f"import subprocess\nsubprocess.Popen(['/bin/sh', '-c', 'sleep {MARK} &'])", 0,
-        "PermissionError: [Errno 1] Operation not permitted"),
-    "pidfd-kills-the-grader": Attack(PIDFD_KILL, 0, "PermissionError: [Errno 1] Operation not permitted"),
-    "pidfd-kills-the-grader-without-isolation": Attack(PIDFD_KILL, 0, "PermissionError", isolate=False),
+        DISARM + f"import subprocess\nsubprocess.Popen(['/bin/sh', '-c', 'sleep {MARK} &'])",
+        0,
+        "PermissionError: [Errno 1] Operation not permitted",
+    ),
+    "pidfd-kills-the-grader": Attack(
+        PIDFD_KILL, 0, "PermissionError: [Errno 1] Operation not permitted"
+    ),
+    "pidfd-kills-the-grader-without-isolation": Attack(
+        PIDFD_KILL, 0, "PermissionError", isolate=False
+    ),
     "dir-fd-writes-into-the-checks": Attack(
-        DIR_FD + WRITE_THROUGH_DIR_FD.format(path=str(PLANTED)), 3, "FileNotFoundError", base="solutions"),
+        DIR_FD + WRITE_THROUGH_DIR_FD.format(path=str(PLANTED)),
+        3,
+        "FileNotFoundError",
+        base="solutions",
+    ),
     "sqlite-writes-into-the-checks": Attack(
-        f"import sqlite3\nsqlite3.connect(':memory:').execute(\"VACUUM INTO '{PLANTED}.db'\")", 3,
-        "OperationalError: unable to open database", base="solutions"),
+        f"import sqlite3\nsqlite3.connect(':memory:').execute(\"VACUUM INTO '{PLANTED}.db'\")",
+        3,
+        "OperationalError: unable to open database",
+        base="solutions",
+    ),
     "guard-disarmed-network": Attack(
-        DISARM + f"import socket\nsocket.create_connection(('127.0.0.1', {LISTENER.getsockname()[1]}), timeout=2)",
-        0, "ConnectionRefusedError"),  # the sandbox's own loopback, where nothing listens
-    "disk-filled": Attack("for _i in range(6):\n    open(f'fill{_i}', 'wb').write(b'x' * (60 << 20))", 3,
-                          "OSError: [Errno 28] No space left on device", base="solutions"),
+        DISARM
+        + f"import socket\nsocket.create_connection(('127.0.0.1', {LISTENER.getsockname()[1]}), timeout=2)",
+        0,
+        "ConnectionRefusedError",
+    ),  # the sandbox's own loopback, where nothing listens
+    "disk-filled": Attack(
+        "for _i in range(6):\n    open(f'fill{_i}', 'wb').write(b'x' * (60 << 20))",
+        3,
+        "OSError: [Errno 28] No space left on device",
+        base="solutions",
+    ),
 }
 
 
@@ -465,7 +639,9 @@ def attacked(attack):
         task.source += "\n" + attack.code
     else:
         cell = nbformat.v4.new_code_cell(attack.code)
-        cell["id"] = attack.cell_id  # set after the cell is made: nbformat would refuse most of these ids
+        cell["id"] = (
+            attack.cell_id
+        )  # set after the cell is made: nbformat would refuse most of these ids
         nb.cells.insert(nb.cells.index(task) + 1, cell)
     return nb
 
@@ -477,10 +653,12 @@ def graded():
         # chance (a table of answers replayed in the order the cases happen to be asked) cannot make
         # the test fail once in many runs.
         attack, rng = CATALOGUE[name], np.random.default_rng(zlib.crc32(name.encode()))
-        return grade.grade_notebook(attacked(attack), limits=attack.limits, rng=rng, isolate=attack.isolate)
+        return grade.grade_notebook(
+            attacked(attack), limits=attack.limits, rng=rng, isolate=attack.isolate
+        )
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(CATALOGUE, pool.map(run, CATALOGUE)))
+        return dict(zip(CATALOGUE, pool.map(run, CATALOGUE), strict=True))
 
 
 @pytest.mark.parametrize("name", CATALOGUE)
@@ -503,8 +681,12 @@ def forged_lines(result, report):
     lines = report.split("\n")
     own = {f"  {'PASS' if c.passed else 'FAIL'}  {c.name}" for c in result.checks}
     own.add(f"  score: {result.score}/{result.total}")
-    forged = [line for line in lines if line.startswith(("  PASS", "  FAIL", "  score")) and line not in own]
-    forged += [line for line in lines if line.startswith("  note")][len(result.notes):]
+    forged = [
+        line
+        for line in lines
+        if line.startswith(("  PASS", "  FAIL", "  score")) and line not in own
+    ]
+    forged += [line for line in lines if line.startswith("  note")][len(result.notes) :]
     hidden = [ch for ch in report if ch != "\n" and unicodedata.category(ch) in grade.ESCAPED]
     return forged, hidden
 
@@ -519,15 +701,31 @@ def test_no_line_of_a_report_is_forged(graded, name):
 
 def test_the_json_keeps_what_the_submission_said(graded):
     raw = json.loads(json.dumps(graded["forged-report-escape-sequences-in-a-cell-id"].as_dict()))
-    assert any(CATALOGUE["forged-report-escape-sequences-in-a-cell-id"].cell_id in note for note in raw["notes"])
+    assert any(
+        CATALOGUE["forged-report-escape-sequences-in-a-cell-id"].cell_id in note
+        for note in raw["notes"]
+    )
     raw = json.loads(json.dumps(graded["forged-report-newlines-in-exceptions"].as_dict()))
     assert raw["checks"][0]["error"].startswith("ValueError: wrong\n  PASS  Check 1: ")
 
 
 def test_the_catalogue_is_complete():
     assert len(CATALOGUE) >= 12
-    topics = ["ipython", "builtins", "numpy", "ksvm", "checks-helpers", "forged", "system-exit", "os-exit",
-              "endless-loop", "memory-bomb", "fork", "huge-print", "file-outside"]
+    topics = [
+        "ipython",
+        "builtins",
+        "numpy",
+        "ksvm",
+        "checks-helpers",
+        "forged",
+        "system-exit",
+        "os-exit",
+        "endless-loop",
+        "memory-bomb",
+        "fork",
+        "huge-print",
+        "file-outside",
+    ]
     for topic in topics:
         assert any(name.startswith(topic) for name in CATALOGUE), topic
 
@@ -535,17 +733,20 @@ def test_the_catalogue_is_complete():
 # Values that are not plain data never reach the checks.
 
 
-@pytest.mark.parametrize("forged", [
-    {"value": {"other": "x", "repr": "y", "extra": 1}},
-    {"value": {"array": "not base64!"}},
-    {"value": {"scalar": "O", "value": 1}},
-    {"value": {"scalar": "V8", "value": 1}},
-    {"value": {"float": "1.0"}},
-    {"value": {"int": True}},
-    {"value": {"tuple": [{"tuple": [{"tuple": [{"tuple": [{"tuple": [{"none": None}]}]}]}]}]}},
-    {"raised": {"names": "ValueError", "message": "x"}},
-    {"value": {"bool": True}, "extra": 1},
-])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"value": {"other": "x", "repr": "y", "extra": 1}},
+        {"value": {"array": "not base64!"}},
+        {"value": {"scalar": "O", "value": 1}},
+        {"value": {"scalar": "V8", "value": 1}},
+        {"value": {"float": "1.0"}},
+        {"value": {"int": True}},
+        {"value": {"tuple": [{"tuple": [{"tuple": [{"tuple": [{"tuple": [{"none": None}]}]}]}]}]}},
+        {"raised": {"names": "ValueError", "message": "x"}},
+        {"value": {"bool": True}, "extra": 1},
+    ],
+)
 def test_malformed_replies_are_unreadable_results(forged):
     outcome = Outcome.from_reply("f", {"seq": 1, **forged})
     assert outcome.raised == ("UnreadableResult",)
@@ -567,7 +768,9 @@ def test_pickled_object_huge_and_truncated_arrays_are_refused():
         assert set(wire.encode(array)) == {"other", "repr"}
     forged = {
         "not plain numbers": _npy(np.array([{"a": 1}], dtype=object), allow_pickle=True),
-        "larger than allowed": _npy(header={"descr": "<f8", "fortran_order": False, "shape": (10**9,)}),
+        "larger than allowed": _npy(
+            header={"descr": "<f8", "fortran_order": False, "shape": (10**9,)}
+        ),
         "truncated or malformed": _npy(np.zeros((100, 100)), cut=300),
     }
     for match, value in forged.items():
@@ -577,20 +780,28 @@ def test_pickled_object_huge_and_truncated_arrays_are_refused():
 
 def test_an_honest_submission_without_isolation_is_marked():
     result = grade.grade_file(ROOT / "assignments" / "solutions" / "04_rho1.ipynb", isolate=False)
-    assert result.score == result.total == 3 and result.notes == [grade.WITHOUT_ISOLATION], grade.format_result(result)
+    assert result.score == result.total == 3 and result.notes == [grade.WITHOUT_ISOLATION], (
+        grade.format_result(result)
+    )
     assert result.as_dict()["isolated"] is False
 
 
 def test_ordinary_habits_do_not_stop_a_correct_submission():
     """Plots, magics, warnings and files in the working directory are not attacks."""
-    nb = copy.deepcopy(nbformat.read(ROOT / "assignments" / "solutions" / "01_gram_mercer.ipynb", as_version=4))
+    nb = copy.deepcopy(
+        nbformat.read(ROOT / "assignments" / "solutions" / "01_gram_mercer.ipynb", as_version=4)
+    )
     nb.cells[1].source = "%matplotlib inline\n" + nb.cells[1].source
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "import matplotlib.pyplot as plt\nimport tempfile, warnings\nfrom IPython.display import display\n"
-        "G = gaussian_gram(np.eye(3), np.eye(3), 1.0)\nplt.imshow(G)\nplt.savefig('gram.png')\nplt.show()\n"
-        "np.save('gram.npy', G)\ndisplay(np.load('gram.npy'))\nwarnings.warn('a warning')\n"
-        "with tempfile.TemporaryDirectory() as d:\n    open(d + '/x.txt', 'w').write('x')\n"
-        "%timeit -n1 -r1 gaussian_gram(G, G, 1.0)", id="habits"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "import matplotlib.pyplot as plt\nimport tempfile, warnings\nfrom IPython.display import display\n"
+            "G = gaussian_gram(np.eye(3), np.eye(3), 1.0)\nplt.imshow(G)\nplt.savefig('gram.png')\nplt.show()\n"
+            "np.save('gram.npy', G)\ndisplay(np.load('gram.npy'))\nwarnings.warn('a warning')\n"
+            "with tempfile.TemporaryDirectory() as d:\n    open(d + '/x.txt', 'w').write('x')\n"
+            "%timeit -n1 -r1 gaussian_gram(G, G, 1.0)",
+            id="habits",
+        )
+    )
     result = grade.grade_notebook(nb)
     assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)
 
@@ -606,11 +817,13 @@ GRAM_HELPERS = {
         "    diff = np.asarray(A, dtype=float)[:, None, :] - np.asarray(B, dtype=float)[None, :, :]\n"
         '    return np.einsum("ijk,ijk->ij", diff, diff)\n\n\n'
         "def gaussian_gram(X, Y, gamma):\n"
-        "    return np.exp(-gamma * sq_dists(X, Y))"),
+        "    return np.exp(-gamma * sq_dists(X, Y))"
+    ),
     "task-poly": (
         "def polynomial_gram(X, Y, degree, c=1.0):\n"
         '    inner = np.einsum("ik,jk->ij", np.asarray(X, dtype=float), np.asarray(Y, dtype=float))\n'
-        "    return np.power(inner + c, degree)"),
+        "    return np.power(inner + c, degree)"
+    ),
     "task-mercer": (
         "def is_symmetric(K, bound):\n"
         "    return np.max(np.abs(K - K.T)) <= bound\n\n\n"
@@ -619,7 +832,8 @@ GRAM_HELPERS = {
         "    if K.ndim != 2 or K.shape[0] != K.shape[1]:\n"
         '        raise ValueError(f"a Gram matrix is square, got shape {K.shape}")\n'
         "    bound = tol * max(1.0, np.max(np.abs(K)))\n"
-        "    return bool(is_symmetric(K, bound) and np.linalg.eigvalsh(0.5 * (K + K.T)).min() >= -bound)"),
+        "    return bool(is_symmetric(K, bound) and np.linalg.eigvalsh(0.5 * (K + K.T)).min() >= -bound)"
+    ),
 }
 LSVM_HELPERS = {
     "task": (
@@ -644,7 +858,8 @@ LSVM_HELPERS = {
         "        if step <= tol:\n"
         "            break\n"
         "    Du = d * u\n"
-        "    return A.T @ Du, -float(Du.sum()), it"),
+        "    return A.T @ Du, -float(Du.sum()), it"
+    ),
 }
 SHELL_HABITS = ({"setup": "!pip install numpy\nimport numpy as np"}, {"setup": "%pip list"})
 
@@ -652,28 +867,54 @@ HONEST = {
     # name: (assignment, new sources by cell id, new cells after the cell of an id, the shell commands skipped)
     "gram-own-helpers-einsum": ("01_gram_mercer", GRAM_HELPERS, {}, []),
     "gram-helper-name-reused-after-its-check": (
-        "01_gram_mercer", GRAM_HELPERS,
-        {"check-1": "X = np.random.default_rng(0).normal(size=(5, 2))\nsq_dists = sq_dists(X, X)\n"
-                    "print(sq_dists.round(2))"},
-        []),
+        "01_gram_mercer",
+        GRAM_HELPERS,
+        {
+            "check-1": "X = np.random.default_rng(0).normal(size=(5, 2))\nsq_dists = sq_dists(X, X)\n"
+            "print(sq_dists.round(2))"
+        },
+        [],
+    ),
     "gram-shell-commands": ("01_gram_mercer", *SHELL_HABITS, ["!pip install numpy", "%pip list"]),
     "lsvm-own-helpers-print-every-iteration": ("02_lsvm_linear", LSVM_HELPERS, {}, []),
     "lsvm-helper-name-reused-after-the-checks": (
-        "02_lsvm_linear", LSVM_HELPERS, {"check-3": "plus = plus(np.linspace(-1.0, 1.0, 5))\nprint(plus)"}, []),
+        "02_lsvm_linear",
+        LSVM_HELPERS,
+        {"check-3": "plus = plus(np.linspace(-1.0, 1.0, 5))\nprint(plus)"},
+        [],
+    ),
     "lsvm-shell-commands": ("02_lsvm_linear", *SHELL_HABITS, ["!pip install numpy", "%pip list"]),
     "rho1-every-kind-of-shell-command": (
-        "04_rho1", {"setup": "%%capture\n!pip install numpy\nimport numpy as np"},
-        {"setup": "files = !ls\n!!ls\nif True:\n    !pip install scipy\n%system echo hi\n%sx ls\n%conda list\n"
-                  "%matplotlib inline\nx = %timeit -o -n1 -r1 np.ones(3)",
-         "task": "%%bash\necho hello", "check-1": "pip install numpy", "check-3": "%%capture\n%pip list"},
-        ["!pip install numpy", "files = !ls", "!!ls", "!pip install scipy", "%system echo hi", "%sx ls",
-         "%conda list", "%%bash", "pip install numpy", "%pip list"]),
+        "04_rho1",
+        {"setup": "%%capture\n!pip install numpy\nimport numpy as np"},
+        {
+            "setup": "files = !ls\n!!ls\nif True:\n    !pip install scipy\n%system echo hi\n%sx ls\n%conda list\n"
+            "%matplotlib inline\nx = %timeit -o -n1 -r1 np.ones(3)",
+            "task": "%%bash\necho hello",
+            "check-1": "pip install numpy",
+            "check-3": "%%capture\n%pip list",
+        },
+        [
+            "!pip install numpy",
+            "files = !ls",
+            "!!ls",
+            "!pip install scipy",
+            "%system echo hi",
+            "%sx ls",
+            "%conda list",
+            "%%bash",
+            "pip install numpy",
+            "%pip list",
+        ],
+    ),
 }
 
 
 def honest(name):
     assignment, sources, after, _ = HONEST[name]
-    nb = copy.deepcopy(nbformat.read(ROOT / "assignments" / "solutions" / f"{assignment}.ipynb", as_version=4))
+    nb = copy.deepcopy(
+        nbformat.read(ROOT / "assignments" / "solutions" / f"{assignment}.ipynb", as_version=4)
+    )
     for cell in nb.cells:
         cell.source = sources.get(cell.get("id"), cell.source)
     for cell_id, source in after.items():
@@ -685,7 +926,13 @@ def honest(name):
 @pytest.fixture(scope="module")
 def honest_graded():
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(HONEST, pool.map(lambda name: grade.grade_notebook(honest(name)), HONEST)))
+        return dict(
+            zip(
+                HONEST,
+                pool.map(lambda name: grade.grade_notebook(honest(name)), HONEST),
+                strict=True,
+            )
+        )
 
 
 @pytest.mark.parametrize("name", HONEST)
@@ -693,39 +940,61 @@ def test_honest_variants_keep_full_marks(honest_graded, name):
     result, commands = honest_graded[name], HONEST[name][-1]
     report = grade.format_result(result)
     assert result.score == result.total == 3, report
-    skipped = [re.fullmatch(r"cell \d+: the shell command `(.*)` was skipped: the grader runs no shell commands",
-                            note, re.S) for note in result.notes]
+    skipped = [
+        re.fullmatch(
+            r"cell \d+: the shell command `(.*)` was skipped: the grader runs no shell commands",
+            note,
+            re.S,
+        )
+        for note in result.notes
+    ]
     assert all(skipped) and [m.group(1) for m in skipped] == commands, report
 
 
 def test_a_shell_command_called_from_python_stops_the_submission():
     """Skipping is for IPython's shell syntax, a notebook habit; a call written in Python is an attack."""
-    attack = Attack("get_ipython().system('echo pwned')", 0, "it tried to start a process", base="solutions")
+    attack = Attack(
+        "get_ipython().system('echo pwned')", 0, "it tried to start a process", base="solutions"
+    )
     result = grade.grade_notebook(attacked(attack), limits=attack.limits)
     report = grade.format_result(result)
     assert result.score == 0 and attack.shows in report, report
 
 
-@pytest.mark.parametrize("source, expected, commands", [
-    ("!pip install numpy\nimport numpy as np", "pass\nimport numpy as np", ["!pip install numpy"]),
-    ("if True:\n    !pip install scipy\n    x = 1", "if True:\n    pass\n    x = 1", ["!pip install scipy"]),
-    ("!pip \\\n  install numpy\nx = 3", "pass\n\nx = 3", ["!pip \\ install numpy"]),
-    ("out = !!ls -l\nfiles = !ls", "pass\npass", ["out = !!ls -l", "files = !ls"]),
-    ("%system echo hi\n%sx ls\ny = %sx ls\n%ls", "pass\npass\npass\npass",
-     ["%system echo hi", "%sx ls", "y = %sx ls", "%ls"]),
-    ("%%sh\nls", "pass", ["%%sh"]),
-    ("%%script bash\nls", "pass", ["%%script bash"]),
-    ("%%capture\n!pip install numpy\nx = 1", "%%capture\npass\nx = 1", ["!pip install numpy"]),
-    ("pip install numpy", "pass", ["pip install numpy"]),
-    ("ls -l", "pass", ["ls -l"]),
-    # not shell commands: Python, other magics, text that a string or a cell magic holds
-    ("ls = [1]\nls", None, []),
-    ("cat(x)", None, []),
-    ("%matplotlib inline\nx = %timeit -o f()\n%pip?", None, []),
-    ("s = '''\n!not a command\n'''", None, []),
-    ("%%writefile notes.txt\n!not a command", None, []),
-    ("get_ipython().system('echo pwned')", None, []),
-])
+@pytest.mark.parametrize(
+    "source, expected, commands",
+    [
+        (
+            "!pip install numpy\nimport numpy as np",
+            "pass\nimport numpy as np",
+            ["!pip install numpy"],
+        ),
+        (
+            "if True:\n    !pip install scipy\n    x = 1",
+            "if True:\n    pass\n    x = 1",
+            ["!pip install scipy"],
+        ),
+        ("!pip \\\n  install numpy\nx = 3", "pass\n\nx = 3", ["!pip \\ install numpy"]),
+        ("out = !!ls -l\nfiles = !ls", "pass\npass", ["out = !!ls -l", "files = !ls"]),
+        (
+            "%system echo hi\n%sx ls\ny = %sx ls\n%ls",
+            "pass\npass\npass\npass",
+            ["%system echo hi", "%sx ls", "y = %sx ls", "%ls"],
+        ),
+        ("%%sh\nls", "pass", ["%%sh"]),
+        ("%%script bash\nls", "pass", ["%%script bash"]),
+        ("%%capture\n!pip install numpy\nx = 1", "%%capture\npass\nx = 1", ["!pip install numpy"]),
+        ("pip install numpy", "pass", ["pip install numpy"]),
+        ("ls -l", "pass", ["ls -l"]),
+        # not shell commands: Python, other magics, text that a string or a cell magic holds
+        ("ls = [1]\nls", None, []),
+        ("cat(x)", None, []),
+        ("%matplotlib inline\nx = %timeit -o f()\n%pip?", None, []),
+        ("s = '''\n!not a command\n'''", None, []),
+        ("%%writefile notes.txt\n!not a command", None, []),
+        ("get_ipython().system('echo pwned')", None, []),
+    ],
+)
 def test_shell_commands_are_found_as_ipython_finds_them(source, expected, commands):
     new, found = grade.without_shell_commands(source)
     assert found == commands
@@ -738,7 +1007,9 @@ def test_an_endless_loop_is_interrupted_when_the_grader_was_started_ignoring_sig
     attack = CATALOGUE["endless-loop"]
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        result = grade.grade_notebook(attacked(attack), limits=attack.limits, isolate=attack.isolate)
+        result = grade.grade_notebook(
+            attacked(attack), limits=attack.limits, isolate=attack.isolate
+        )
     finally:
         signal.signal(signal.SIGINT, previous)
     report = grade.format_result(result)
@@ -753,11 +1024,20 @@ def test_an_endless_loop_is_interrupted_when_the_grader_was_started_ignoring_sig
 NOBODY = 65534
 SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
 AS_NOBODY = [
-    "dir-fd-reads-the-solution", "guard-disarmed-reads-the-solution", "git-history-reads-the-solution",
-    "guard-disarmed-imports-ksvm", "reads-the-instructors-files", "process-outlives-the-grading",
-    "guard-disarmed-shell-in-the-background", "pidfd-kills-the-grader", "guard-disarmed-network", "disk-filled",
-    "forged-report-newlines-in-exceptions", "forged-report-escape-sequences-in-a-cell-id",
-    "nan-from-rlsc-solve-on-larger-problems", "garbage-from-lsvm-linear-in-its-memory-limited-call",
+    "dir-fd-reads-the-solution",
+    "guard-disarmed-reads-the-solution",
+    "git-history-reads-the-solution",
+    "guard-disarmed-imports-ksvm",
+    "reads-the-instructors-files",
+    "process-outlives-the-grading",
+    "guard-disarmed-shell-in-the-background",
+    "pidfd-kills-the-grader",
+    "guard-disarmed-network",
+    "disk-filled",
+    "forged-report-newlines-in-exceptions",
+    "forged-report-escape-sequences-in-a-cell-id",
+    "nan-from-rlsc-solve-on-larger-problems",
+    "garbage-from-lsvm-linear-in-its-memory-limited-call",
     "rho1-replays-a-table-by-call-count",
 ]
 
@@ -774,7 +1054,9 @@ def _nobody_problem():
 
 @pytest.mark.skipif(_nobody_problem() is not None, reason=str(_nobody_problem()))
 def test_the_sandbox_holds_when_an_ordinary_user_grades():
-    with tempfile.TemporaryDirectory(prefix="ksvm-grade-test-") as folder:  # pytest's tmp_path is root's only
+    with tempfile.TemporaryDirectory(
+        prefix="ksvm-grade-test-"
+    ) as folder:  # pytest's tmp_path is root's only
         os.chmod(folder, 0o755)
         _grade_as_nobody(Path(folder))
 
@@ -786,16 +1068,27 @@ def _grade_as_nobody(tmp_path):
     planted = instructor / "planted"
     attacks = {name: CATALOGUE[name] for name in AS_NOBODY}
     attacks["dir-fd-writes-into-the-instructors-files"] = Attack(
-        DIR_FD + WRITE_THROUGH_DIR_FD.format(path=str(planted)), 3, "FileNotFoundError", base="solutions")
+        DIR_FD + WRITE_THROUGH_DIR_FD.format(path=str(planted)),
+        3,
+        "FileNotFoundError",
+        base="solutions",
+    )
     attacks["sqlite-writes-into-the-instructors-files"] = Attack(
-        f"import sqlite3\nsqlite3.connect(':memory:').execute(\"VACUUM INTO '{planted}.db'\")", 3,
-        "OperationalError: unable to open database", base="solutions")
+        f"import sqlite3\nsqlite3.connect(':memory:').execute(\"VACUUM INTO '{planted}.db'\")",
+        3,
+        "OperationalError: unable to open database",
+        base="solutions",
+    )
     for name, attack in attacks.items():
         nbformat.write(attacked(attack), tmp_path / f"{name}.ipynb")
     names = ["01_gram_mercer", "02_lsvm_linear", "03_rlsc_bordered", "04_rho1"]
     for name in names:
-        shutil.copy(ROOT / "assignments" / "solutions" / f"{name}.ipynb", tmp_path / f"{name}.ipynb")
-    shutil.copy(ROOT / "assignments" / "student" / "01_gram_mercer.ipynb", tmp_path / "student.ipynb")
+        shutil.copy(
+            ROOT / "assignments" / "solutions" / f"{name}.ipynb", tmp_path / f"{name}.ipynb"
+        )
+    shutil.copy(
+        ROOT / "assignments" / "student" / "01_gram_mercer.ipynb", tmp_path / "student.ipynb"
+    )
     fontlist = sandbox._matplotlib_fontlist()
     config = tmp_path / "matplotlib"
     config.mkdir()
@@ -806,13 +1099,38 @@ def _grade_as_nobody(tmp_path):
     report.touch()
     os.chown(report, NOBODY, NOBODY)
     files = [str(tmp_path / f"{name}.ipynb") for name in [*attacks, *names, "student"]]
-    start = (f"import sys; sys.path[:0] = {[str(ROOT), *sandbox._site_directories()]!r}; "
-             "from assignments.grade import main; sys.exit(main(sys.argv[1:]))")
+    start = (
+        f"import sys; sys.path[:0] = {[str(ROOT), *sandbox._site_directories()]!r}; "
+        "from assignments.grade import main; sys.exit(main(sys.argv[1:]))"
+    )
     done = subprocess.run(
-        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", str(SYSTEM_PYTHON),
-         "-I", "-c", start, *files, "--jobs", "2", "--json", str(report)],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MPLCONFIGDIR": str(config), "LANG": "C.UTF-8"})
+        [
+            "setpriv",
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            "--clear-groups",
+            "--",
+            str(SYSTEM_PYTHON),
+            "-I",
+            "-c",
+            start,
+            *files,
+            "--jobs",
+            "2",
+            "--json",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "MPLCONFIGDIR": str(config),
+            "LANG": "C.UTF-8",
+        },
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     results = {Path(r["path"]).stem: r for r in json.loads(report.read_text())}
     assert [results[name]["score"] for name in names] == [3, 3, 3, 3]
@@ -828,8 +1146,13 @@ def _grade_as_nobody(tmp_path):
     for name, lines in blocks.items():
         passes = [line for line in lines if line.startswith("  PASS")]
         scores = [line for line in lines if line.startswith("  score")]
-        assert len(passes) == results[name]["score"] and scores == [f"  score: {results[name]['score']}/3"], lines
-    for name, attack in attacks.items():  # what they show: in the JSON, or escaped in the terminal report
+        assert len(passes) == results[name]["score"] and scores == [
+            f"  score: {results[name]['score']}/3"
+        ], lines
+    for (
+        name,
+        attack,
+    ) in attacks.items():  # what they show: in the JSON, or escaped in the terminal report
         text = json.dumps(results[name]) + "\n".join(blocks[name])
         assert results[name]["score"] == attack.score and attack.shows in text, (name, text)
         assert results[name]["isolated"] is True
@@ -841,7 +1164,9 @@ def _grade_as_nobody(tmp_path):
 
 
 def test_without_a_sandbox_the_grader_refuses_unless_told(monkeypatch, capsys):
-    monkeypatch.setattr(sandbox, "_sandbox", lambda: (None, "bubblewrap could not make a sandbox (a reason)"))
+    monkeypatch.setattr(
+        sandbox, "_sandbox", lambda: (None, "bubblewrap could not make a sandbox (a reason)")
+    )
     solution = str(ROOT / "assignments" / "solutions" / "04_rho1.ipynb")
     assert grade.main([solution]) == 2
     assert "bubblewrap could not make a sandbox (a reason)" in capsys.readouterr().err
@@ -856,9 +1181,14 @@ def test_packages_installed_under_tmp_are_seen_read_only(monkeypatch):
         Path(site_dir, "ksvm_grade_probe.py").write_text("VALUE = 42\n")
         installed = sandbox._site_directories()
         monkeypatch.setattr(sandbox, "_site_directories", lambda: (*installed, site_dir))
-        nb = copy.deepcopy(nbformat.read(ROOT / "assignments" / "solutions" / "04_rho1.ipynb", as_version=4))
-        nb.cells.append(nbformat.v4.new_code_cell(
-            "import ksvm_grade_probe, os\nassert ksvm_grade_probe.VALUE == 42\n"
-            f"assert os.getcwd().startswith('/tmp/') and not os.access({site_dir!r}, os.W_OK)"))
+        nb = copy.deepcopy(
+            nbformat.read(ROOT / "assignments" / "solutions" / "04_rho1.ipynb", as_version=4)
+        )
+        nb.cells.append(
+            nbformat.v4.new_code_cell(
+                "import ksvm_grade_probe, os\nassert ksvm_grade_probe.VALUE == 42\n"
+                f"assert os.getcwd().startswith('/tmp/') and not os.access({site_dir!r}, os.W_OK)"
+            )
+        )
         result = grade.grade_notebook(nb)
     assert result.score == result.total == 3 and result.notes == [], grade.format_result(result)

@@ -25,10 +25,16 @@ def naive_gram(k, X, Y):
 
 
 NAIVE = {
-    "linear": lambda x, z: sum(a * b for a, b in zip(x, z)),
-    "poly": lambda x, z, degree=3, gamma=1.0, coef0=1.0: (gamma * float(np.dot(x, z)) + coef0) ** degree,
-    "rbf": lambda x, z, gamma: math.exp(-gamma * sum((a - b) ** 2 for a, b in zip(x, z))),
-    "exponential": lambda x, z, gamma: math.exp(-gamma * math.sqrt(sum((a - b) ** 2 for a, b in zip(x, z)))),
+    "linear": lambda x, z: sum(a * b for a, b in zip(x, z, strict=True)),
+    "poly": lambda x, z, degree=3, gamma=1.0, coef0=1.0: (
+        (gamma * float(np.dot(x, z)) + coef0) ** degree
+    ),
+    "rbf": lambda x, z, gamma: math.exp(
+        -gamma * sum((a - b) ** 2 for a, b in zip(x, z, strict=True))
+    ),
+    "exponential": lambda x, z, gamma: math.exp(
+        -gamma * math.sqrt(sum((a - b) ** 2 for a, b in zip(x, z, strict=True)))
+    ),
     "sigmoid": lambda x, z, gamma, coef0=1.0: math.tanh(gamma * float(np.dot(x, z)) + coef0),
 }
 
@@ -65,8 +71,13 @@ SKLEARN = [
 
 
 @pytest.mark.parametrize(
-    "ours, theirs", [(K.polynomial_kernel, pairwise.polynomial_kernel), (K.rbf_kernel, pairwise.rbf_kernel),
-                     (K.exponential_kernel, None), (K.sigmoid_kernel, pairwise.sigmoid_kernel)],
+    "ours, theirs",
+    [
+        (K.polynomial_kernel, pairwise.polynomial_kernel),
+        (K.rbf_kernel, pairwise.rbf_kernel),
+        (K.exponential_kernel, None),
+        (K.sigmoid_kernel, pairwise.sigmoid_kernel),
+    ],
 )
 def test_the_kernel_functions_default_to_gamma_one(ours, theirs, rng):
     """One rule (ksvm.kernels): a kernel function has no data to scale by, so its gamma is 1;
@@ -74,8 +85,13 @@ def test_the_kernel_functions_default_to_gamma_one(ours, theirs, rng):
     X = rng.standard_normal((7, 3))
     assert_array_equal(ours(X), ours(X, gamma=1.0))
     if theirs is not None:
-        assert_allclose(ours(X), theirs(X, gamma=1.0, coef0=1.0) if "coef0" in
-                        theirs.__code__.co_varnames else theirs(X, gamma=1.0), rtol=1e-12)
+        assert_allclose(
+            ours(X),
+            theirs(X, gamma=1.0, coef0=1.0)
+            if "coef0" in theirs.__code__.co_varnames
+            else theirs(X, gamma=1.0),
+            rtol=1e-12,
+        )
         assert not np.allclose(ours(X), theirs(X))
 
 
@@ -93,7 +109,9 @@ def test_exponential_kernel_is_euclidean_not_sklearn_laplacian(rng):
     dist = pairwise.euclidean_distances(X, Y)
     assert_allclose(K.exponential_kernel(X, Y, gamma=0.4), np.exp(-0.4 * dist), rtol=1e-12)
     # scikit-learn's laplacian kernel uses the L1 norm: different in 3-D ...
-    assert not np.allclose(K.exponential_kernel(X, Y, gamma=0.4), pairwise.laplacian_kernel(X, Y, gamma=0.4))
+    assert not np.allclose(
+        K.exponential_kernel(X, Y, gamma=0.4), pairwise.laplacian_kernel(X, Y, gamma=0.4)
+    )
     # ... and the same in 1-D, where the two norms coincide.
     assert_allclose(
         K.exponential_kernel(X[:, :1], Y[:, :1], gamma=0.4),
@@ -116,7 +134,7 @@ def test_hand_checkable_values():
 def test_distances_of_nearby_points_are_accurate():
     """||x||^2 + ||z||^2 - 2x'z cancels for nearby points; the result must not."""
     a = np.array([1000.0, -2000.0, 500.0])
-    X = np.vstack([a, a + [1e-6, 0.0, 0.0], a + [0.0, 3e-6, 4e-6]])
+    X = np.vstack([a, a + [1e-06, 0.0, 0.0], a + [0.0, 3e-06, 4e-06]])
     D2 = K.squared_distances(X)
     naive = np.array([[np.sum((x - z) ** 2) for z in X] for x in X])
     assert_allclose(D2, naive, rtol=1e-6)
@@ -169,7 +187,9 @@ def test_feature_map_powers_and_weights_from_multinomial_theorem(d, degree, rng)
     assert len({tuple(p) for p in powers}) == len(powers) == math.comb(d + degree, degree)
     for j, k in enumerate(powers):
         k0 = degree - k.sum()
-        weight = math.factorial(degree) / (math.factorial(k0) * math.prod(math.factorial(int(v)) for v in k))
+        weight = math.factorial(degree) / (
+            math.factorial(k0) * math.prod(math.factorial(int(v)) for v in k)
+        )
         expected = math.sqrt(weight * coef0**k0) * np.prod(X**k, axis=1)
         assert_allclose(Phi[:, j], expected, rtol=1e-13)
 
@@ -227,7 +247,9 @@ def test_combinator_errors():
         R.sum_kernel(3.0, K.linear_kernel)
     with pytest.raises(ValueError, match=r"k\(x, x\) > 0"):
         R.normalized_kernel(K.linear_kernel)([[0.0, 0.0], [1.0, 1.0]])
-    assert "sum_kernel(linear_kernel, rbf_kernel)" == repr(R.sum_kernel(K.linear_kernel, K.rbf_kernel))
+    assert (
+        repr(R.sum_kernel(K.linear_kernel, K.rbf_kernel)) == "sum_kernel(linear_kernel, rbf_kernel)"
+    )
 
 
 # --- properties -------------------------------------------------------------------------
@@ -458,4 +480,3 @@ def test_block_rows_rejects_bad_sizes(bad):
         K.block_rows(bad)
     with pytest.raises(ValueError, match="itemsize"):
         K.block_rows(10, itemsize=0 if bad == -1 else bad)
-

@@ -47,7 +47,7 @@ def problem(m=120, nu=10.0, seed=0):
 
 @pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
 def test_kkt_conditions_12_hold(nu):
-    X, y, H, Q = problem(nu=nu)
+    X, y, _H, Q = problem(nu=nu)
     r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-10)
     g = Q @ r.u - 1.0
     scale = max(1.0, np.abs(r.u).max())
@@ -59,12 +59,15 @@ def test_kkt_conditions_12_hold(nu):
 
 @pytest.mark.parametrize("nu", [0.1, 10.0, 1000.0])
 def test_equals_the_dual_11_by_l_bfgs_b(nu):
-    X, y, H, Q = problem(nu=nu)
+    X, y, _H, Q = problem(nu=nu)
     r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-10)
     e = np.ones(len(y))
     ref = minimize(
-        lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e), np.zeros(len(y)), jac=True,
-        method="L-BFGS-B", bounds=[(0, None)] * len(y),
+        lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e),
+        np.zeros(len(y)),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * len(y),
         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000},
     )
     f = lambda u: 0.5 * u @ Q @ u - e @ u  # noqa: E731
@@ -74,7 +77,7 @@ def test_equals_the_dual_11_by_l_bfgs_b(nu):
 
 @pytest.mark.parametrize("nu", [0.1, 10.0])
 def test_equals_the_primal_7_by_a_general_qp(nu):
-    X, y, H, Q = problem(m=60, nu=nu)
+    X, y, _H, _Q = problem(m=60, nu=nu)
     m, n = X.shape
     r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-11)
     # variables (w, gamma, slack): min nu/2 |s|^2 + 1/2 (w'w + gamma^2)  s.t.  D(Aw - e gamma) + s >= e
@@ -85,7 +88,8 @@ def test_equals_the_primal_7_by_a_general_qp(nu):
         np.zeros(n + 1 + m),
         jac=lambda z: c * np.concatenate([z[: n + 1], nu * z[n + 1 :]]),
         constraints=[{"type": "ineq", "fun": lambda z: B @ z - 1.0, "jac": lambda z: B}],
-        method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000},
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 1000},
     )
     assert ref.success
     assert_allclose(r.w, ref.x[:n], atol=1e-6)
@@ -94,7 +98,7 @@ def test_equals_the_primal_7_by_a_general_qp(nu):
 
 
 def test_smw_path_equals_code_3_with_the_linear_kernel():
-    X, y, H, Q = problem(nu=10.0)
+    X, y, _H, _Q = problem(nu=10.0)
     G = np.hstack([X, -np.ones((len(y), 1))])
     a = lsvm_linear(X, y, 10.0, max_iter=500, tol=1e-9)
     b = lsvm_kernel(G @ G.T, y, 10.0, max_iter=500, tol=1e-9)
@@ -114,7 +118,7 @@ def test_equals_liblinear_on_the_same_problem():
 
 
 def test_authors_defaults_and_convergence_rate():
-    X, y, H, Q = problem(nu=1000.0)
+    X, y, _H, Q = problem(nu=1000.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         # tol = 1e-12 lies below this problem's rounding floor (a few eps ||u||, where the
@@ -134,7 +138,7 @@ def test_authors_defaults_and_convergence_rate():
 
 
 def test_a_reachable_tol_is_met_and_max_iter_still_warns():
-    X, y, H, Q = problem(nu=1000.0)
+    X, y, _H, _Q = problem(nu=1000.0)
     r = lsvm_linear(X, y, 1000.0, max_iter=10000, tol=1e-8)
     assert r.converged and not r.at_floor and r.opt <= 1e-8
     with pytest.warns(ConvergenceWarning, match="raise max_iter"):
@@ -155,7 +159,7 @@ def test_gaussian_kernel_ignores_the_minus_e_column():
 
 
 def test_linear_estimator_matches_the_function_and_any_labels():
-    X, y, H, Q = problem(nu=10.0)
+    X, y, _H, _Q = problem(nu=10.0)
     r = lsvm_linear(X, y, 10.0, max_iter=1000, tol=1e-9)
     clf = LagrangianSVC(nu=10.0, max_iter=1000, tol=1e-9).fit(X, np.where(y > 0, "b", "a"))
     assert_allclose(clf.coef_[0], r.w)
@@ -165,12 +169,15 @@ def test_linear_estimator_matches_the_function_and_any_labels():
 
 def test_support_vectors_are_the_points_inside_the_margin():
     """u_i = nu * max(0, 1 - d_i f(x_i)) at the solution: compare with an exact dual solve."""
-    X, y, H, Q = problem(m=200, nu=2.0, seed=1234)
+    X, y, _H, Q = problem(m=200, nu=2.0, seed=1234)
     clf = LagrangianSVC(nu=2.0, tol=1e-8, max_iter=10000).fit(X, y)
     e = np.ones(len(y))
     ref = minimize(
-        lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e), np.zeros(len(y)), jac=True,
-        method="L-BFGS-B", bounds=[(0, None)] * len(y),
+        lambda u: (0.5 * u @ Q @ u - e @ u, Q @ u - e),
+        np.zeros(len(y)),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * len(y),
         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000},
     )
     margins = y * (X @ clf.coef_[0] + clf.intercept_[0])
@@ -179,7 +186,7 @@ def test_support_vectors_are_the_points_inside_the_margin():
 
 
 def test_inputs_are_not_modified():
-    X, y, H, Q = problem()
+    X, y, _H, _Q = problem()
     X_ro, K_ro = frozen(X), frozen(kernels.rbf_kernel(X))
     lsvm_linear(X_ro, y, 10.0)
     lsvm_kernel(K_ro, y, 10.0)
@@ -188,7 +195,7 @@ def test_inputs_are_not_modified():
 
 
 def test_max_iter_warns():
-    X, y, H, Q = problem(nu=1000.0)
+    X, y, _H, _Q = problem(nu=1000.0)
     with pytest.warns(ConvergenceWarning, match="raise max_iter"):
         r = lsvm_linear(X, y, 1000.0, max_iter=3)
     assert r.n_iter == 3 and not r.converged
@@ -205,10 +212,17 @@ def test_max_iter_warns():
         (lambda X, y: lsvm_linear(X, y[:-1]), "rows but y has"),
         (lambda X, y: lsvm_linear(X, y, max_iter=-1), "max_iter must be"),
         (lambda X, y: lsvm_kernel(np.ones((3, 4)), y[:3]), "must be square"),
-        (lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(X * 3, y), "Mercer"),
+        (
+            lambda X, y: LagrangianSVC(kernel="sigmoid", gamma=1.0, coef0=0.0, nu=1.0).fit(
+                X * 3, y
+            ),
+            "Mercer",
+        ),
         (lambda X, y: LagrangianSVC(kernel="precomputed").fit(-kernels.rbf_kernel(X), y), "Mercer"),
-        (lambda X, y: LagrangianSVC(nu=2.0, eta=1.5, solver="fixed-point").fit(X, y),
-         r"eta must lie in \(0, 2/nu\)"),
+        (
+            lambda X, y: LagrangianSVC(nu=2.0, eta=1.5, solver="fixed-point").fit(X, y),
+            r"eta must lie in \(0, 2/nu\)",
+        ),
         (lambda X, y: LagrangianSVC(eta=1.5).fit(X, y), "the Newton method, which has none"),
         (lambda X, y: LagrangianSVC(solver="pdas").fit(X, y), "solver must be one of"),
         (lambda X, y: LagrangianSVC(max_iter=0).fit(X, y), "max_iter must be an integer >= 1"),
@@ -227,9 +241,14 @@ def test_bad_input(call, message):
 def _dual_reference(Q):
     """min_{u >= 0} u'Qu/2 - e'u by L-BFGS-B, to high accuracy: independent of both solvers."""
     m = Q.shape[0]
-    res = minimize(lambda u: (0.5 * u @ Q @ u - u.sum(), Q @ u - 1.0), np.zeros(m), jac=True,
-                   method="L-BFGS-B", bounds=[(0, None)] * m,
-                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000})
+    res = minimize(
+        lambda u: (0.5 * u @ Q @ u - u.sum(), Q @ u - 1.0),
+        np.zeros(m),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * m,
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100000},
+    )
     return res.x
 
 
@@ -343,7 +362,9 @@ def test_newton_kernel_warm_start_changes_the_path_not_the_answer(seed):
 
 @settings(max_examples=30)
 @given(
-    st.integers(5, 40), st.integers(1, 4), st.floats(1e-2, 1e4),
+    st.integers(5, 40),
+    st.integers(1, 4),
+    st.floats(1e-2, 1e4),
     st.integers(0, 2**32 - 1),
 )
 def test_newton_linear_satisfies_kkt_on_random_problems(m, n, nu, seed):
@@ -363,6 +384,7 @@ def test_gamma_scale_means_what_it_means_for_svc():
     # either; for the polynomial kernel it is part of the data the kernel multiplies.
     X, y = make_checkerboard(300, seed=5)
     from sklearn.svm import SVC
+
     svc = SVC(gamma="scale").fit(X, y)
     for kernel in ("rbf", "exponential"):
         clf = LagrangianSVC(kernel=kernel, nu=1.0, solver="newton").fit(X, y)

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
-from ksvm import LagrangianSVC  # noqa: E402
+from ksvm import LagrangianSVC, lsvm_dask  # noqa: E402
 from ksvm.datasets import (  # noqa: E402
     checkerboard_chunk,
     checkerboard_labels,
@@ -28,7 +28,6 @@ from ksvm.features import NystroemFeatures  # noqa: E402
 from ksvm.kernels import rbf_kernel  # noqa: E402
 from ksvm.lsvm import lsvm_linear, lsvm_linear_newton  # noqa: E402
 from ksvm.lsvm.dask_data import make_chunked, read_zarr, write_zarr  # noqa: E402
-from ksvm import lsvm_dask  # noqa: E402
 from ksvm.lsvm_dask import check_row_chunked, gram_sums, nystroem_features  # noqa: E402
 
 #: Seconds any one test may take before it fails (the cluster is small and local).
@@ -37,10 +36,16 @@ TIME_LIMIT = 60
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, memory_limit="1GiB",
-        dashboard_address=":0",
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            memory_limit="1GiB",
+            dashboard_address=":0",
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -187,8 +192,9 @@ def test_the_small_system_is_summed_over_blocks(client):
 def test_estimator_equals_in_memory(data, solver, client):
     X, y = data
     labels = np.where(y > 0, "yes", "no")
-    params = dict(nu=0.005, solver=solver, tol=1e-5 if solver == "fixed-point" else None,
-                  max_iter=1000)
+    params = dict(
+        nu=0.005, solver=solver, tol=1e-5 if solver == "fixed-point" else None, max_iter=1000
+    )
     expected = LagrangianSVC(**params).fit(X, labels)
     A, d = to_dask(X, labels, 700)
     got = LagrangianSVC(**params).fit(A, d)

@@ -17,11 +17,24 @@ from sklearn.exceptions import ConvergenceWarning
 from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d
-from ksvm.lsvm import (KeptMemory, active_set, augment, dual_matrix, lsvm_kernel,
-                       lsvm_kernel_columns, lsvm_kernel_newton, working_set)
+from ksvm.lsvm import (
+    KeptMemory,
+    active_set,
+    augment,
+    dual_matrix,
+    lsvm_kernel,
+    lsvm_kernel_columns,
+    lsvm_kernel_newton,
+    working_set,
+)
 from ksvm.lsvm.block import BlockSolver, _block_of
-from ksvm.lsvm.working_set import (_accelerated_projected_gradient, _largest_eigenvalue_bound,
-                                   _plus_minus_one, _predict, _Workspace)
+from ksvm.lsvm.working_set import (
+    _accelerated_projected_gradient,
+    _largest_eigenvalue_bound,
+    _plus_minus_one,
+    _predict,
+    _Workspace,
+)
 
 from .conftest import frozen
 
@@ -87,8 +100,9 @@ def test_ends_on_the_problem_where_plain_newton_cycles():
         r = lsvm_kernel_columns(KernelColumns(k, G), y, 1000.0, max_iter=200, warm_start=warm_start)
         assert r.converged
         assert _kkt_residual(Q, r.u) <= 1e-8 * r.u.max()
-        np.testing.assert_allclose(r.u, lsvm_kernel_newton(K, y, 1000.0, max_iter=200).u,
-                                   atol=1e-10 * r.u.max())
+        np.testing.assert_allclose(
+            r.u, lsvm_kernel_newton(K, y, 1000.0, max_iter=200).u, atol=1e-10 * r.u.max()
+        )
 
 
 def test_a_hand_checkable_case():
@@ -183,8 +197,13 @@ def test_updates_on_one_factor_reuse_columns_and_stay_exact():
     solver(base)
     sets = []
     # Points near the start of the factor leave: an update, not a refactoring of the rest.
-    for leave, enter in [([5, 10], [120]), ([5, 10, 12], [120, 130]), ([10], [130]),
-                         ([], [120, 121, 122]), ([6, 10, 19], [])]:
+    for leave, enter in [
+        ([5, 10], [120]),
+        ([5, 10, 12], [120, 130]),
+        ([10], [130]),
+        ([], [120, 121, 122]),
+        ([6, 10, 19], []),
+    ]:
         free = base.copy()
         free[leave], free[enter] = False, True
         sets.append(free)
@@ -219,15 +238,17 @@ def test_block_of_is_fancy_indexing():
         np.testing.assert_array_equal(block, Q[np.ix_(rows, cols)])
 
 
-@pytest.mark.parametrize("d", [np.array([1.0, -1.0, 1.0]), np.array([3, 5, 3]),
-                               np.array(["b", "a", "b"]), [2.0, 1.0, 2.0]])
+@pytest.mark.parametrize(
+    "d",
+    [np.array([1.0, -1.0, 1.0]), np.array([3, 5, 3]), np.array(["b", "a", "b"]), [2.0, 1.0, 2.0]],
+)
 def test_labels_taken_as_they_are_only_when_already_encoded(d):
     from ksvm._validation import encode_binary_labels
+
     np.testing.assert_array_equal(_plus_minus_one(d), encode_binary_labels(d)[0])
 
 
-@pytest.mark.parametrize("d", [np.ones(4), np.array([1.0, -1.0, 2.0]),
-                               np.array([1.0, -1.0, 0.0])])
+@pytest.mark.parametrize("d", [np.ones(4), np.array([1.0, -1.0, 2.0]), np.array([1.0, -1.0, 0.0])])
 def test_labels_not_two_classes_are_refused_as_before(d):
     with pytest.raises(ValueError):
         _plus_minus_one(d)
@@ -249,8 +270,13 @@ def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
 
 
 def _exact(Q):
-    r = active_set(lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
-                   lambda u, F: Q @ u, len(Q), 200, 1e-13)
+    r = active_set(
+        lambda F: np.linalg.solve(Q[np.ix_(F, F)], np.ones(F.sum())),
+        lambda u, F: Q @ u,
+        len(Q),
+        200,
+        1e-13,
+    )
     assert r.converged
     return r.u
 
@@ -297,9 +323,12 @@ def test_the_gradient_steps_with_labels_are_those_on_DPD():
     np.testing.assert_array_equal(Q, d[:, None] * P * d[None, :])
     L = _largest_eigenvalue_bound(Q)
     assert _largest_eigenvalue_bound(P) == L
-    np.testing.assert_allclose(_accelerated_projected_gradient(P, 0.2, L, 25, d),
-                               _accelerated_projected_gradient(Q, 0.2, L, 25),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        _accelerated_projected_gradient(P, 0.2, L, 25, d),
+        _accelerated_projected_gradient(Q, 0.2, L, 25),
+        rtol=0,
+        atol=1e-12,
+    )
 
 
 def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
@@ -443,8 +472,19 @@ def test_no_module_of_the_lsvm_holds_state_of_its_own():
     # object that a fit could change, such as a memory pool shared by every caller.
     import ksvm.lsvm
 
-    immutable = (int, float, str, bool, tuple, frozenset, type(None), type,
-                 types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+    immutable = (
+        int,
+        float,
+        str,
+        bool,
+        tuple,
+        frozenset,
+        type(None),
+        type,
+        types.ModuleType,
+        types.FunctionType,
+        types.BuiltinFunctionType,
+    )
     found = []
     for info in pkgutil.iter_modules(ksvm.lsvm.__path__):
         module = importlib.import_module(f"ksvm.lsvm.{info.name}")

@@ -30,6 +30,7 @@ def _naive_gram(A, d, free):
 
 def _reference_newton(A, d, nu, max_iter=100, tol=1e-8):
     """The previous implementation: active_set with the free rows copied and factored."""
+
     def solve_free(free):
         AF, dF = A[free], d[free]
         return smw_solve(AF, dF, nu, smw_factor(AF, nu), np.ones(AF.shape[0]))
@@ -94,8 +95,7 @@ def test_takes_the_steps_of_the_general_active_set_loop(nu_times_m, monkeypatch)
     np.testing.assert_allclose(r.history, ref.history, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(r.u, ref.u, rtol=0, atol=1e-11 * ref.u.max())
     du = d * ref.u
-    np.testing.assert_allclose(np.append(r.w, r.b), np.append(A.T @ du, du.sum()),
-                               rtol=1e-10)
+    np.testing.assert_allclose(np.append(r.w, r.b), np.append(A.T @ du, du.sum()), rtol=1e-10)
 
 
 def test_murty_pivots_take_the_same_path():
@@ -147,8 +147,7 @@ def test_the_answer_does_not_depend_on_the_order_of_the_rows(m, n, nu, seed):
     assert r.converged and p.converged
     scale = max(1.0, r.u.max())
     np.testing.assert_allclose(p.u, r.u[order], rtol=0, atol=1e-8 * scale)
-    np.testing.assert_allclose(np.append(p.w, p.b), np.append(r.w, r.b),
-                               rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(np.append(p.w, p.b), np.append(r.w, r.b), rtol=1e-7, atol=1e-9)
 
 
 @pytest.mark.parametrize("nu_times_m", [1.0, 1000.0])

@@ -27,7 +27,8 @@ def test_linear_fit_keeps_the_support_rows_and_no_other_copy_of_X(data, nu):
         assert clf.support_.size < len(y)
     assert_array_equal(clf.support_vectors_, X[clf.support_])
     rows = [
-        name for name, value in vars(clf).items()
+        name
+        for name, value in vars(clf).items()
         if isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] > 1
     ]
     assert rows == ["support_vectors_"]
@@ -44,8 +45,8 @@ def test_every_point_a_support_vector_keeps_a_read_only_view_of_X(data):
 
 
 @pytest.mark.parametrize(
-    "params", [dict(nu=1.0), dict(kernel="rbf", nu=1.0), dict(kernel="poly", nu=1.0),
-               dict(kernel="rbf")]
+    "params",
+    [dict(nu=1.0), dict(kernel="rbf", nu=1.0), dict(kernel="poly", nu=1.0), dict(kernel="rbf")],
 )
 def test_support_vectors_are_a_copy_of_the_support_rows(data, params):
     X, y = data[0][:400].copy(), data[1][:400]

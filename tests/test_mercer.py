@@ -55,7 +55,7 @@ def test_sigmoid_counterexample_on_real_data():
     assert not report.is_psd
     assert report.min_eigenvalue < -1e3 * report.tol
     # a direction with z'Gz < 0, found without trusting the report
-    w, V = np.linalg.eigh(G)
+    _w, V = np.linalg.eigh(G)
     z = V[:, 0]
     assert float(z @ G @ z) < 0
 
@@ -98,7 +98,9 @@ def test_explicit_tolerance():
 
 @settings(max_examples=50, deadline=None)
 @given(
-    Phi=arrays(np.float64, st.tuples(st.integers(1, 15), st.integers(1, 6)), elements=st.floats(-100, 100)),
+    Phi=arrays(
+        np.float64, st.tuples(st.integers(1, 15), st.integers(1, 6)), elements=st.floats(-100, 100)
+    ),
 )
 def test_no_false_alarm_on_gram_matrices_of_explicit_features(Phi):
     assert check_mercer(Phi @ Phi.T).is_psd
@@ -106,7 +108,9 @@ def test_no_false_alarm_on_gram_matrices_of_explicit_features(Phi):
 
 @settings(max_examples=50, deadline=None)
 @given(
-    Phi=arrays(np.float64, st.tuples(st.integers(2, 15), st.integers(1, 6)), elements=st.floats(-100, 100)),
+    Phi=arrays(
+        np.float64, st.tuples(st.integers(2, 15), st.integers(1, 6)), elements=st.floats(-100, 100)
+    ),
     i=st.integers(0, 14),
 )
 def test_a_clearly_negative_direction_is_found(Phi, i):

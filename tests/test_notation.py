@@ -13,8 +13,19 @@ import re
 
 import pytest
 
-from tests.notation import (BANNED, BOOK, TABLE, banned_notations, chapter_letters, letters, load_table,
-                            main_text, math_segments, misused, pages)
+from tests.notation import (
+    BANNED,
+    BOOK,
+    TABLE,
+    banned_notations,
+    chapter_letters,
+    letters,
+    load_table,
+    main_text,
+    math_segments,
+    misused,
+    pages,
+)
 
 TABLE_BY_SYMBOL, ENTRIES = load_table()
 PAGES = [p.stem for p in pages()]
@@ -32,9 +43,13 @@ def test_entries_are_complete_and_scopes_name_chapters():
     groups = {next(iter(g)) for g in yaml.safe_load(TABLE.read_text())["groups"]}
     for entry in ENTRIES:
         assert entry.get("meaning"), f"{entry['symbol']} has no meaning"
-        assert entry.get("group") in groups, f"{entry['symbol']}: unknown group {entry.get('group')!r}"
+        assert entry.get("group") in groups, (
+            f"{entry['symbol']}: unknown group {entry.get('group')!r}"
+        )
         scope = entry.get("scope")
-        assert scope == "book" or (isinstance(scope, list) and scope), f"{entry['symbol']}: scope {scope!r}"
+        assert scope == "book" or (isinstance(scope, list) and scope), (
+            f"{entry['symbol']}: scope {scope!r}"
+        )
         if scope != "book":
             unknown = set(scope) - set(PAGES)
             assert not unknown, f"{entry['symbol']}: scope names no chapter {sorted(unknown)}"
@@ -47,25 +62,42 @@ def test_entries_are_complete_and_scopes_name_chapters():
 
 def test_the_checker_finds_letters_and_second_meanings():
     # Decorations, bold type and words do not make letters; \phi is \varphi.
-    assert letters(r"\hat{\mathbf{x}}_i^\top \boldsymbol\alpha + \text{tol}\,\phi(z)") == ["x", "i", r"\alpha", r"\varphi", "z"]
+    assert letters(r"\hat{\mathbf{x}}_i^\top \boldsymbol\alpha + \text{tol}\,\phi(z)") == [
+        "x",
+        "i",
+        r"\alpha",
+        r"\varphi",
+        "z",
+    ]
     assert letters(r"\mathcal{H}, \mathbb{R}^{d}") == [r"\mathcal{H}", r"\mathbb{R}", "d"]
-    assert math_segments("a $x$ and $$\\alpha$$ and `$K$` and\n```python\n$y$\n```\n") == [r"\alpha", "x"]
+    assert math_segments("a $x$ and $$\\alpha$$ and `$K$` and\n```python\n$y$\n```\n") == [
+        r"\alpha",
+        "x",
+    ]
     # A directive's closing fence ends it; the markdown after it is read, a code fence is not.
     assert math_segments("```{prf:proof}\n$a$\n```\n```python\n$y$\n```\n$x$") == ["a", "x"]
     # A transpose written ^t is caught, a power of ten with exponent t is not.
     (transpose, _), *_ = BANNED
-    assert transpose.search("x^t z") and transpose.search(r"(2, 1)^T") and not transpose.search("10^{t}")
+    assert (
+        transpose.search("x^t z")
+        and transpose.search(r"(2, 1)^T")
+        and not transpose.search("10^{t}")
+    )
     assert not transpose.search("(1 - a)^t")
     # The LSVM paper's offset gamma is caught by the gamma entry's pattern.
-    (pattern, _), = TABLE_BY_SYMBOL[r"\gamma"]["not"]
-    assert re.search(pattern, r"D(Aw - \mathbf{1}\gamma)") and not re.search(pattern, r"e^{-\gamma\lVert x\rVert^2}")
+    ((pattern, _),) = TABLE_BY_SYMBOL[r"\gamma"]["not"]
+    assert re.search(pattern, r"D(Aw - \mathbf{1}\gamma)") and not re.search(
+        pattern, r"e^{-\gamma\lVert x\rVert^2}"
+    )
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_chapter_uses_only_the_book_notation(name):
     wrong = misused(name, chapter_letters(BOOK / f"{name}.ipynb"), TABLE_BY_SYMBOL)
-    assert not wrong, f"{name}: letters outside the notation table or out of their scope: " + "; ".join(
-        f"{k}: {v}" for k, v in sorted(wrong.items()))
+    assert not wrong, (
+        f"{name}: letters outside the notation table or out of their scope: "
+        + "; ".join(f"{k}: {v}" for k, v in sorted(wrong.items()))
+    )
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -83,7 +115,9 @@ def test_no_letter_in_a_second_meaning(name):
             for formula in formulas:
                 m = re.search(pattern, formula)
                 if m:
-                    found.append(f"{entry['symbol']} in ...{formula[max(0, m.start() - 20): m.end() + 20]}... ({why})")
+                    found.append(
+                        f"{entry['symbol']} in ...{formula[max(0, m.start() - 20) : m.end() + 20]}... ({why})"
+                    )
     assert not found, f"{name}: " + "; ".join(found[:10])
 
 
@@ -91,6 +125,11 @@ def test_the_notation_page_prints_every_letter():
     cells = json.loads((BOOK / "notation.ipynb").read_text())["cells"]
     shown = "".join(
         "".join(out.get("data", {}).get("text/markdown", ""))
-        for cell in cells if cell["cell_type"] == "code" for out in cell.get("outputs", []))
+        for cell in cells
+        if cell["cell_type"] == "code"
+        for out in cell.get("outputs", [])
+    )
     missing = [e["symbol"] for e in ENTRIES if f"${e['symbol']}$" not in shown]
-    assert not missing, f"the notation page does not print {missing}: re-execute book/notation.ipynb"
+    assert not missing, (
+        f"the notation page does not print {missing}: re-execute book/notation.ipynb"
+    )

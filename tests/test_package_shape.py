@@ -93,7 +93,7 @@ def find_cycle(graph):
             if node.startswith(nxt + "."):
                 continue
             if state.get(nxt) == "open":
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state and (ring := visit(nxt)):
                 return ring
         state[node] = "done"
@@ -112,14 +112,24 @@ def code_lines(source, node):
     for inner in ast.walk(node):
         if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
             body = inner.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 docstrings.update(range(body[0].lineno, body[0].end_lineno + 1))
     lines = set()
-    segment = "\n".join(source.splitlines()[node.lineno - 1: node.end_lineno])
+    segment = "\n".join(source.splitlines()[node.lineno - 1 : node.end_lineno])
     for token in tokenize.generate_tokens(io.StringIO(segment).readline):
-        if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                          tokenize.DEDENT, tokenize.ENDMARKER):
+        if token.type in (
+            tokenize.COMMENT,
+            tokenize.NL,
+            tokenize.NEWLINE,
+            tokenize.INDENT,
+            tokenize.DEDENT,
+            tokenize.ENDMARKER,
+        ):
             continue
         for row in range(token.start[0], token.end[0] + 1):
             lines.add(row + node.lineno - 1)

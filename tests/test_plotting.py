@@ -3,13 +3,13 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-from ksvm import SoftMarginSVC  # noqa: E402
-from ksvm.datasets import make_separable_2d  # noqa: E402
-from ksvm.book.plotting import CLASS_COLORS, plot_classes, plot_decision  # noqa: E402
+from ksvm import SoftMarginSVC
+from ksvm.book.plotting import CLASS_COLORS, plot_classes, plot_decision
+from ksvm.datasets import make_separable_2d
 
 
 @pytest.fixture
@@ -44,7 +44,9 @@ def test_plot_classes_draws_each_class_in_its_colour_and_rings_support_vectors(a
     first, second, rings = ax.collections
     assert len(first.get_offsets()) == np.sum(y == 1)
     assert len(second.get_offsets()) == np.sum(y == -1)
-    np.testing.assert_allclose(first.get_facecolor()[0][:3], matplotlib.colors.to_rgb(CLASS_COLORS[1]))
+    np.testing.assert_allclose(
+        first.get_facecolor()[0][:3], matplotlib.colors.to_rgb(CLASS_COLORS[1])
+    )
     np.testing.assert_allclose(rings.get_offsets(), X[[0, 3]])
 
 

@@ -12,7 +12,9 @@ from ksvm.book.report import below, fixed, rel_err
 def test_rel_err_against_a_loop():
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=(5, 4)), rng.normal(size=(5, 4))
-    expected = max(abs(x - y) for x, y in zip(a.ravel(), b.ravel())) / max(abs(y) for y in b.ravel())
+    expected = max(abs(x - y) for x, y in zip(a.ravel(), b.ravel(), strict=True)) / max(
+        abs(y) for y in b.ravel()
+    )
     assert rel_err(a, b) == pytest.approx(expected, rel=1e-15)
     assert rel_err([0.0, 1e-3], [0.0, 0.0]) == 1e-3  # a zero reference: the absolute difference
     with pytest.raises(ValueError, match="one shape"):
@@ -24,8 +26,17 @@ def test_below_prints_the_bound_not_the_value(value):
     assert below(value, 1e-12) == "< 1e-12"
 
 
-@pytest.mark.parametrize(("limit", "text"), [(1e-5, "< 1e-5"), (1e-4, "< 1e-4"), (0.1, "< 1e-1"),
-                                             (0.05, "< 0.05"), (1.0, "< 1"), (2e-8, "< 2e-08")])
+@pytest.mark.parametrize(
+    ("limit", "text"),
+    [
+        (1e-5, "< 1e-5"),
+        (1e-4, "< 1e-4"),
+        (0.1, "< 1e-1"),
+        (0.05, "< 0.05"),
+        (1.0, "< 1"),
+        (2e-8, "< 2e-08"),
+    ],
+)
 def test_below_writes_powers_of_ten_one_way(limit, text):
     assert below(0.0, limit) == text
 
@@ -38,7 +49,13 @@ def test_below_fails_when_the_claim_does(value):
 
 @pytest.mark.parametrize(
     ("value", "digits", "text"),
-    [(-0.0, 4, "0.0000"), (-4e-5, 4, "0.0000"), (-6e-5, 4, "-0.0001"), (2.5, 0, "2"), (1 / 3, 2, "0.33")],
+    [
+        (-0.0, 4, "0.0000"),
+        (-4e-5, 4, "0.0000"),
+        (-6e-5, 4, "-0.0001"),
+        (2.5, 0, "2"),
+        (1 / 3, 2, "0.33"),
+    ],
 )
 def test_fixed_has_one_zero(value, digits, text):
     assert fixed(value, digits) == text

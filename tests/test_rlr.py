@@ -27,7 +27,9 @@ PRECOMPUTED_XFAIL_PROBA = {
         KernelLogisticRegression(kernel="linear", lam=0.1),
         KernelLogisticRegression(kernel="precomputed"),
     ],
-    expected_failed_checks=lambda est: PRECOMPUTED_XFAIL_PROBA if est.kernel == "precomputed" else {},
+    expected_failed_checks=lambda est: (
+        PRECOMPUTED_XFAIL_PROBA if est.kernel == "precomputed" else {}
+    ),
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -42,9 +44,11 @@ def test_sklearn_compatible_lbfgs(estimator, check):
 def _problem(rng, n=40, d=3, kernel="rbf"):
     X = rng.normal(size=(n, d))
     y = np.where(X[:, 0] + 0.7 * rng.normal(size=n) > 0, 1.0, -1.0)
-    K = {"rbf": lambda: kernels.rbf_kernel(X, gamma=0.5),
-         "linear": lambda: kernels.linear_kernel(X),
-         "poly": lambda: kernels.polynomial_kernel(X, degree=2)}[kernel]()
+    K = {
+        "rbf": lambda: kernels.rbf_kernel(X, gamma=0.5),
+        "linear": lambda: kernels.linear_kernel(X),
+        "poly": lambda: kernels.polynomial_kernel(X, degree=2),
+    }[kernel]()
     return X, y, K
 
 
@@ -55,8 +59,13 @@ def test_gradient_matches_finite_differences(rng, kernel, lam):
     c, b = 0.3 * rng.normal(size=len(y)), 0.2
     gc, gb = rlr_gradient(K, y, lam, c, b)
     h = 1e-6
-    fd = np.array([(rlr_objective(K, y, lam, c + h * e, b) - rlr_objective(K, y, lam, c - h * e, b))
-                   / (2 * h) for e in np.eye(len(y))])
+    fd = np.array(
+        [
+            (rlr_objective(K, y, lam, c + h * e, b) - rlr_objective(K, y, lam, c - h * e, b))
+            / (2 * h)
+            for e in np.eye(len(y))
+        ]
+    )
     fd_b = (rlr_objective(K, y, lam, c, b + h) - rlr_objective(K, y, lam, c, b - h)) / (2 * h)
     scale = max(np.abs(fd).max(), 1.0)
     np.testing.assert_allclose(gc, fd, atol=1e-6 * scale)
@@ -70,8 +79,13 @@ def test_a_wrong_gradient_fails_the_check(rng):
     z = y * (K @ c + b)
     wrong = -y * expit(-z) + lam * K @ c
     h = 1e-6
-    fd = np.array([(rlr_objective(K, y, lam, c + h * e, b) - rlr_objective(K, y, lam, c - h * e, b))
-                   / (2 * h) for e in np.eye(15)])
+    fd = np.array(
+        [
+            (rlr_objective(K, y, lam, c + h * e, b) - rlr_objective(K, y, lam, c - h * e, b))
+            / (2 * h)
+            for e in np.eye(15)
+        ]
+    )
     assert np.abs(wrong - fd).max() > 1e-2
     assert np.abs(rlr_gradient(K, y, lam, c, b)[0] - fd).max() < 1e-6
 
@@ -85,7 +99,9 @@ def _breast_cancer_half():
 @pytest.mark.parametrize("lam", [0.1, 1.0, 10.0])
 def test_linear_kernel_is_logistic_regression_newton(lam):
     X, y = _breast_cancer_half()
-    ref = LogisticRegression(C=1.0 / lam, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, y)
+    ref = LogisticRegression(C=1.0 / lam, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(
+        X, y
+    )
     r = rlr_newton(kernels.linear_kernel(X), y, lam, tol=1e-10)
     assert r.converged and r.n_iter <= 15
     np.testing.assert_allclose(X.T @ r.c, ref.coef_[0], atol=1e-7)
@@ -100,7 +116,9 @@ def test_linear_kernel_is_logistic_regression_lbfgs(lam):
     run stops at rounding level (with a warning) before a relative gradient of 1e-10,
     with w still within 1e-5 of the answer."""
     X, y = _breast_cancer_half()
-    ref = LogisticRegression(C=1.0 / lam, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(X, y)
+    ref = LogisticRegression(C=1.0 / lam, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(
+        X, y
+    )
     r = rlr_lbfgs(kernels.linear_kernel(X), y, lam, tol=1e-10)
     np.testing.assert_allclose(X.T @ r.c, ref.coef_[0], atol=1e-5)
     assert r.b == pytest.approx(ref.intercept_[0], abs=1e-5)

@@ -15,6 +15,7 @@ from ksvm.rlsc import bordered_system, conjugate_gradient, rlsc_cg, rlsc_direct,
 
 from .conftest import PRECOMPUTED_XFAIL, frozen
 
+
 @parametrize_with_checks(
     [
         RLSClassifier(),
@@ -31,9 +32,11 @@ def test_sklearn_compatible(estimator, check):
 def _problem(rng, n=40, d=3, kernel="rbf"):
     X = rng.normal(size=(n, d))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
-    K = {"rbf": lambda: kernels.rbf_kernel(X, gamma=0.5),
-         "linear": lambda: kernels.linear_kernel(X),
-         "poly": lambda: kernels.polynomial_kernel(X, degree=3)}[kernel]()
+    K = {
+        "rbf": lambda: kernels.rbf_kernel(X, gamma=0.5),
+        "linear": lambda: kernels.linear_kernel(X),
+        "poly": lambda: kernels.polynomial_kernel(X, degree=3),
+    }[kernel]()
     return X, y, K
 
 
@@ -60,8 +63,12 @@ def test_direct_minimises_the_objective(rng, lam):
     for _ in range(20):
         dc, db = 1e-3 * rng.normal(size=len(y)), 1e-3 * rng.normal()
         assert rlsc_objective(K, y, lam, r.c + dc, r.b + db) >= best
-    res = minimize(lambda p: rlsc_objective(K, y, lam, p[:-1], p[-1]), np.zeros(len(y) + 1),
-                   method="BFGS", options={"gtol": 1e-10})
+    res = minimize(
+        lambda p: rlsc_objective(K, y, lam, p[:-1], p[-1]),
+        np.zeros(len(y) + 1),
+        method="BFGS",
+        options={"gtol": 1e-10},
+    )
     assert res.fun == pytest.approx(best, rel=1e-7)
 
 
@@ -113,7 +120,7 @@ def test_cg_is_exact_in_at_most_n_steps_on_few_eigenvalues():
     rng = np.random.default_rng(5)
     Q, _ = np.linalg.qr(rng.normal(size=(30, 30)))
     M = (Q * np.repeat([1.0, 2.0, 7.0], 10)) @ Q.T
-    X, n_iter, ok = conjugate_gradient(lambda P: M @ P, rng.normal(size=(30, 2)), tol=1e-10)
+    _X, n_iter, ok = conjugate_gradient(lambda P: M @ P, rng.normal(size=(30, 2)), tol=1e-10)
     assert ok and n_iter == 3
 
 

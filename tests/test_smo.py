@@ -11,11 +11,16 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ksvm import SoftMarginSVC, kernels
-from ksvm.datasets import load_breast_cancer_pm, make_cocianu_state, make_noisy_2d, make_separable_2d
-from ksvm.primal import is_linearly_separable, primal_hinge, primal_objective, primal_qp
-from ksvm.columns import KernelColumns
-from ksvm.kernels import RBFBlock
 from ksvm._smo_loop import _ActiveSet, _ActiveSetBLAS
+from ksvm.columns import KernelColumns
+from ksvm.datasets import (
+    load_breast_cancer_pm,
+    make_cocianu_state,
+    make_noisy_2d,
+    make_separable_2d,
+)
+from ksvm.kernels import RBFBlock
+from ksvm.primal import is_linearly_separable, primal_hinge, primal_objective, primal_qp
 from ksvm.smo import CachedRows, GramRows, dual_objective, run_smo, smo, smo_rows
 
 from .conftest import frozen
@@ -64,7 +69,11 @@ KERNELS = {
     "poly": {"degree": 3, "gamma": 0.1, "coef0": 1.0},
     "rbf": {"gamma": 0.5},
 }
-GRAM = {"linear": kernels.linear_kernel, "poly": kernels.polynomial_kernel, "rbf": kernels.rbf_kernel}
+GRAM = {
+    "linear": kernels.linear_kernel,
+    "poly": kernels.polynomial_kernel,
+    "rbf": kernels.rbf_kernel,
+}
 
 
 def libsvm_multipliers(svc, n):
@@ -506,7 +515,10 @@ def test_the_two_providers_reach_the_same_multipliers():
     b = run_smo(rows, y, 10.0, tol=1e-8, max_iter=10**5)
     assert_allclose(b.alpha, a.alpha, rtol=0, atol=1e-5)
     assert dual_objective(b.alpha, K, y) == pytest.approx(dual_objective(a.alpha, K, y), rel=1e-12)
-    assert kkt_violation(a.alpha, K, y, 10.0) <= 1.01e-8 and kkt_violation(b.alpha, K, y, 10.0) <= 1.01e-8
+    assert (
+        kkt_violation(a.alpha, K, y, 10.0) <= 1.01e-8
+        and kkt_violation(b.alpha, K, y, 10.0) <= 1.01e-8
+    )
 
 
 @pytest.mark.parametrize("which", ["gram", "rows"])

@@ -85,7 +85,13 @@ def build_single_page():
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     command = [
         str(jupyter_book) if jupyter_book.exists() else "jupyter-book",
-        "build", ".", "--builder", "singlehtml", "-W", "-n", "--keep-going",
+        "build",
+        ".",
+        "--builder",
+        "singlehtml",
+        "-W",
+        "-n",
+        "--keep-going",
     ]
     print("+ jupyter-book", " ".join(command[1:]), flush=True)
     result = subprocess.run(command, cwd=ROOT)
@@ -136,9 +142,10 @@ def chromium_command(page, pdf, budget_ms):
         page.as_uri(),
     ]
     # and, where we may, an empty network namespace
-    if shutil.which("unshare") and subprocess.run(
-        ["unshare", "-n", "true"], capture_output=True
-    ).returncode == 0:
+    if (
+        shutil.which("unshare")
+        and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+    ):
         command = ["unshare", "-n", *command]
     return command
 
@@ -151,17 +158,26 @@ def print_to_pdf(page, pdf, budget_ms):
     print("+ chromium --headless --print-to-pdf", partial.relative_to(ROOT), flush=True)
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if result.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
-        sys.exit(f"Chromium did not print the book (exit status {result.returncode}):\n"
-                 + result.stderr[-3000:])
+        sys.exit(
+            f"Chromium did not print the book (exit status {result.returncode}):\n"
+            + result.stderr[-3000:]
+        )
     partial.replace(pdf)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--skip-build", action="store_true",
-                        help="print the existing _build/singlehtml without rebuilding it")
-    parser.add_argument("--budget", type=int, default=60_000,
-                        help="Chromium's virtual time budget in ms (default: %(default)s)")
+    parser.add_argument(
+        "--skip-build",
+        action="store_true",
+        help="print the existing _build/singlehtml without rebuilding it",
+    )
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=60_000,
+        help="Chromium's virtual time budget in ms (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
 
     start = time.perf_counter()
@@ -169,8 +185,10 @@ def main(argv=None):
     built = time.perf_counter()
     print_to_pdf(page, PDF, args.budget)
     done = time.perf_counter()
-    print(f"The book as a PDF: {PDF.relative_to(ROOT)} ({PDF.stat().st_size / 1e6:.1f} MB; "
-          f"single page {built - start:.0f} s, printing {done - built:.0f} s)")
+    print(
+        f"The book as a PDF: {PDF.relative_to(ROOT)} ({PDF.stat().st_size / 1e6:.1f} MB; "
+        f"single page {built - start:.0f} s, printing {done - built:.0f} s)"
+    )
 
 
 if __name__ == "__main__":

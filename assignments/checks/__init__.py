@@ -36,9 +36,25 @@ import numpy as np
 
 from assignments.wire import Opaque, decode, encode, read_exception, typename
 
-__all__ = ["Call", "Check", "Outcome", "SubmissionError", "boolean", "call", "check", "close", "finite",
-           "for_assignment", "in_random_order", "number", "parts", "relative_error", "typename",
-           "vector_and_number", "whole_number"]
+__all__ = [
+    "Call",
+    "Check",
+    "Outcome",
+    "SubmissionError",
+    "boolean",
+    "call",
+    "check",
+    "close",
+    "finite",
+    "for_assignment",
+    "in_random_order",
+    "number",
+    "parts",
+    "relative_error",
+    "typename",
+    "vector_and_number",
+    "whole_number",
+]
 
 #: The assignments, by the name in their notebook's metadata, and the module of their checks.
 MODULES = {
@@ -100,17 +116,25 @@ class Outcome:
 
     @property
     def result(self):
-        """What the function returned; if it raised, that exception (in the grader, a `SubmissionError`)."""
+        """What the function returned; if it raised, that exception is raised again (in the
+        grader, as a `SubmissionError`)."""
         if not self.raised:
             return self.returned
+        self.raise_again()
+
+    def raise_again(self):
+        """Raise the exception the call raised (a write into a read-only input as a hint)."""
         if self.raised_a("ValueError") and "read-only" in self.message:
-            raise AssertionError(f"{self.function} writes into its input array ({self.message}): work on a copy")
+            raise AssertionError(
+                f"{self.function} writes into its input array ({self.message}): work on a copy"
+            )
         if self.exception is not None:
             raise self.exception
         raise SubmissionError(self.raised[0], self.message)
 
     def expect_raised(self, name, why):
-        """Pass if the call raised ``name`` (or a subclass); otherwise fail, saying ``why`` it should have.
+        """Pass if the call raised ``name`` (or a subclass); otherwise fail, saying ``why`` it
+        should have.
 
         A stub's NotImplementedError, an AssertionError and a write into a read-only input are
         raised as they are.
@@ -119,8 +143,12 @@ class Outcome:
             return
         if not self.raised:
             raise AssertionError(f"{why}; it returned {self.returned!r}")
-        if self.raised_a("AssertionError") or self.raised_a("NotImplementedError") or "read-only" in self.message:
-            self.result
+        if (
+            self.raised_a("AssertionError")
+            or self.raised_a("NotImplementedError")
+            or "read-only" in self.message
+        ):
+            self.raise_again()
         raise AssertionError(f"{why}; it raised {self.raised[0]}: {self.message}")
 
     @classmethod
@@ -136,7 +164,11 @@ class Outcome:
                 return cls(function, raised=names, message=message)
             raise WireError(f"keys {sorted(reply)}")
         except WireError as exc:
-            return cls(function, raised=("UnreadableResult",), message=f"the grader could not read the result: {exc}")
+            return cls(
+                function,
+                raised=("UnreadableResult",),
+                message=f"the grader could not read the result: {exc}",
+            )
 
 
 class Check:
@@ -216,8 +248,12 @@ def local_invoke(function, name):
         try:
             returned = function(*args, **kwargs)
         except Exception as exc:
-            outcome = Outcome(name, raised=tuple(c.__name__ for c in type(exc).__mro__ if c is not object),
-                              message=str(exc), exception=exc)
+            outcome = Outcome(
+                name,
+                raised=tuple(c.__name__ for c in type(exc).__mro__ if c is not object),
+                message=str(exc),
+                exception=exc,
+            )
         else:
             outcome = Outcome(name, returned=decode(json.loads(json.dumps(encode(returned)))))
         finally:
@@ -230,7 +266,8 @@ def local_invoke(function, name):
         if used:
             raise AssertionError(
                 f"{name} calls {used[0]} from ksvm: write it yourself with numpy "
-                "(ksvm is the reference that the checks compare with)")
+                "(ksvm is the reference that the checks compare with)"
+            )
         return outcome
 
     return invoke
@@ -271,15 +308,21 @@ def _real_array(value, function, what, where=""):
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as exc:  # a ragged list, ...
-        raise AssertionError(f"{function} returned {what} that is not an array of numbers ({exc}){_where(where)}") from None
+        raise AssertionError(
+            f"{function} returned {what} that is not an array of numbers ({exc}){_where(where)}"
+        ) from None
     kind = array.dtype.kind
     if kind == "c":
-        raise AssertionError(f"{function} returned {what} of complex numbers{_where(where)}: return real numbers "
-                             "(take .real where the imaginary parts are rounding errors)")
+        raise AssertionError(
+            f"{function} returned {what} of complex numbers{_where(where)}: return real numbers "
+            "(take .real where the imaginary parts are rounding errors)"
+        )
     if kind == "b":
         raise AssertionError(f"{function} returned {what} of booleans{_where(where)}, not numbers")
     if kind not in "iuf":
-        raise AssertionError(f"{function} returned {what} of type {typename(value)}{_where(where)}, not numbers")
+        raise AssertionError(
+            f"{function} returned {what} of type {typename(value)}{_where(where)}, not numbers"
+        )
     return array.astype(float)
 
 
@@ -290,9 +333,13 @@ def _refuse_non_finite(array, function, what, where="", hint=""):
         if array.ndim == 0:
             text = f"{what} = {float(array)}"
         else:
-            counts = " and ".join(f"{k} {kind}" for k, kind in ((nan, "NaN"), (inf, "infinite")) if k)
+            counts = " and ".join(
+                f"{k} {kind}" for k, kind in ((nan, "NaN"), (inf, "infinite")) if k
+            )
             text = f"{what} with {counts} {'entry' if nan + inf == 1 else 'entries'} out of {array.size}"
-        raise AssertionError(f"{function} returned {text}{_where(where)}" + (f": {hint}" if hint else ""))
+        raise AssertionError(
+            f"{function} returned {text}{_where(where)}" + (f": {hint}" if hint else "")
+        )
     return array
 
 
@@ -304,15 +351,19 @@ def finite(value, function, what, where="", hint=""):
     is NaN, so without this a NaN answer would pass it.  Fails with an AssertionError that names
     ``function``, ``what``, what was wrong and ``where`` (the case), then ``hint``, if given.
     """
-    return _refuse_non_finite(_real_array(value, function, what, where), function, what, where, hint)
+    return _refuse_non_finite(
+        _real_array(value, function, what, where), function, what, where, hint
+    )
 
 
 def number(value, function, what, where="", hint=""):
     """``value``, the part ``what`` of an answer of ``function``, as one finite float (see `finite`)."""
     array = _real_array(value, function, what, where)
     if array.ndim != 0:
-        raise AssertionError(f"{function} must return {what} as one number, got an array of shape "
-                             f"{array.shape}{_where(where)}")
+        raise AssertionError(
+            f"{function} must return {what} as one number, got an array of shape "
+            f"{array.shape}{_where(where)}"
+        )
     return float(_refuse_non_finite(array, function, what, where, hint))
 
 
@@ -328,8 +379,10 @@ def whole_number(value, function, what, where=""):
 def boolean(value, function, where=""):
     """``value``, an answer of ``function`` that must be True or False (``bool`` or ``numpy.bool_``)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise AssertionError(f"{function} must return True or False, got {value!r} of type "
-                             f"{typename(value)}{_where(where)}")
+        raise AssertionError(
+            f"{function} must return True or False, got {value!r} of type "
+            f"{typename(value)}{_where(where)}"
+        )
     return bool(value)
 
 
@@ -362,5 +415,9 @@ def vector_and_number(vector, value, n, names, stacked, where="", function="the 
     if vector.shape == (n + 1,):
         raise AssertionError(stacked)
     if vector.shape != (n,):
-        raise AssertionError(f"{names[0]} must be a vector of shape ({n},), got shape {vector.shape}{_where(where)}")
-    return _refuse_non_finite(vector, function, names[0], where), number(value, function, names[1], where)
+        raise AssertionError(
+            f"{names[0]} must be a vector of shape ({n},), got shape {vector.shape}{_where(where)}"
+        )
+    return _refuse_non_finite(vector, function, names[0], where), number(
+        value, function, names[1], where
+    )

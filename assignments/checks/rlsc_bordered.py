@@ -2,7 +2,16 @@
 
 import numpy as np
 
-from assignments.checks import call, check, close, finite, in_random_order, parts, relative_error, vector_and_number
+from assignments.checks import (
+    call,
+    check,
+    close,
+    finite,
+    in_random_order,
+    parts,
+    relative_error,
+    vector_and_number,
+)
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from ksvm.rlsc import bordered_system as reference_system
 from ksvm.rlsc import rlsc_direct
@@ -24,15 +33,21 @@ def some_lam(rng, low, high):
 
 def problems(rng):
     """Gram matrices of several kernels and sizes, with labels and a lam: (K, y, lam, where)."""
-    sizes = [(2, int(rng.integers(1, 4)), "rbf"), (int(rng.integers(4, 9)), int(rng.integers(1, 4)), "linear"),
-             (int(rng.integers(10, 17)), int(rng.integers(2, 5)), "rbf"),
-             (int(rng.integers(25, 36)), int(rng.integers(3, 6)), "poly"),
-             (int(rng.integers(50, 71)), int(rng.integers(2, 4)), "linear")]
+    sizes = [
+        (2, int(rng.integers(1, 4)), "rbf"),
+        (int(rng.integers(4, 9)), int(rng.integers(1, 4)), "linear"),
+        (int(rng.integers(10, 17)), int(rng.integers(2, 5)), "rbf"),
+        (int(rng.integers(25, 36)), int(rng.integers(3, 6)), "poly"),
+        (int(rng.integers(50, 71)), int(rng.integers(2, 4)), "linear"),
+    ]
     for n, d, kernel in sizes:
         X = rng.normal(size=(n, d))
-        K = {"rbf": lambda: rbf_kernel(X, gamma=float(rng.uniform(0.2, 2.0))),
-             "linear": lambda: linear_kernel(X),
-             "poly": lambda: polynomial_kernel(X, degree=2, coef0=float(rng.uniform(0.5, 1.5)))}[kernel]()
+        if kernel == "rbf":
+            K = rbf_kernel(X, gamma=float(rng.uniform(0.2, 2.0)))
+        elif kernel == "linear":
+            K = linear_kernel(X)
+        else:
+            K = polynomial_kernel(X, degree=2, coef0=float(rng.uniform(0.5, 1.5)))
         yield K, labels(rng, n), some_lam(rng, 0.01, 10.0), f"(n={n}, {kernel} kernel)"
 
 
@@ -46,13 +61,19 @@ def system_case(K, y, lam, where):
 
     def judge(outcome):
         A, rhs = parts(outcome.result, 2, "bordered_system must return the pair (A, rhs)")
-        A, rhs = finite(A, "bordered_system", "A", where), finite(rhs, "bordered_system", "rhs", where)
+        A, rhs = (
+            finite(A, "bordered_system", "A", where),
+            finite(rhs, "bordered_system", "rhs", where),
+        )
         if A.shape == (n, n):
             if close(A, K + lam * np.eye(n)):
                 raise AssertionError(
                     f"you returned K + lam*I without the border row and column {where}: A must be "
-                    f"(n+1) x (n+1) = {A_ref.shape}, with ones in the last row and column and 0 in the corner")
-            raise AssertionError(f"A has the shape {A.shape}, expected {A_ref.shape}: the border is missing {where}")
+                    f"(n+1) x (n+1) = {A_ref.shape}, with ones in the last row and column and 0 in the corner"
+                )
+            raise AssertionError(
+                f"A has the shape {A.shape}, expected {A_ref.shape}: the border is missing {where}"
+            )
         if A.shape != A_ref.shape:
             raise AssertionError(f"A has the shape {A.shape}, expected {A_ref.shape} {where}")
         block = A[:n, :n]
@@ -64,23 +85,37 @@ def system_case(K, y, lam, where):
             elif close(block, K + np.eye(n)):
                 hint = "you added I, not lam*I"
             else:
-                hint = f"it differs from K + lam I by {relative_error(block, K + lam * np.eye(n)):.2e}"
+                hint = (
+                    f"it differs from K + lam I by {relative_error(block, K + lam * np.eye(n)):.2e}"
+                )
             raise AssertionError(f"the top-left n x n block of A is wrong {where}: {hint}")
         if not (np.all(A[:n, n] == 1.0) and np.all(A[n, :n] == 1.0)):
             raise AssertionError(
                 f"the last column and the last row of A must be ones {where}: the column carries b in "
-                "(K + lam I) c + b 1 = y, the row is the equation 1'c = 0")
-        if not (A[n, n] == 0.0):
-            extra = " (you added lam*I to the whole matrix, corner included)" if np.isclose(A[n, n], lam) else ""
+                "(K + lam I) c + b 1 = y, the row is the equation 1'c = 0"
+            )
+        if A[n, n] != 0.0:
+            extra = (
+                " (you added lam*I to the whole matrix, corner included)"
+                if np.isclose(A[n, n], lam)
+                else ""
+            )
             raise AssertionError(
                 f"the corner entry A[n, n] must be 0, got {A[n, n]:.6g}{extra} {where}: "
-                "b does not appear in the equation 1'c = 0")
+                "b does not appear in the equation 1'c = 0"
+            )
         if rhs.shape != rhs_ref.shape:
-            raise AssertionError(f"rhs has the shape {rhs.shape}, expected {rhs_ref.shape}: [y; 0] {where}")
+            raise AssertionError(
+                f"rhs has the shape {rhs.shape}, expected {rhs_ref.shape}: [y; 0] {where}"
+            )
         if not np.array_equal(rhs, rhs_ref):
-            raise AssertionError(f"rhs must be [y; 0]: the labels, then a 0 for the equation 1'c = 0 {where}")
+            raise AssertionError(
+                f"rhs must be [y; 0]: the labels, then a 0 for the equation 1'c = 0 {where}"
+            )
         if not close(A, A_ref, tol=1e-15):
-            raise AssertionError(f"A differs from ksvm.rlsc.bordered_system by {relative_error(A, A_ref):.2e} {where}")
+            raise AssertionError(
+                f"A differs from ksvm.rlsc.bordered_system by {relative_error(A, A_ref):.2e} {where}"
+            )
 
     return call(K, y, lam), judge
 
@@ -89,8 +124,14 @@ def system_case(K, y, lam, where):
 def check_1(rng):
     cases = [system_case(*problem) for problem in problems(rng)]
     # n = 1: the system is [[K_11 + lam, 1], [1, 0]], [y_1, 0]
-    cases.append(system_case(np.array([[float(rng.uniform(0.1, 3.0))]]), np.array([rng.choice([-1.0, 1.0])]),
-                             some_lam(rng, 0.01, 10.0), "(n=1, one example)"))
+    cases.append(
+        system_case(
+            np.array([[float(rng.uniform(0.1, 3.0))]]),
+            np.array([rng.choice([-1.0, 1.0])]),
+            some_lam(rng, 0.01, 10.0),
+            "(n=1, one example)",
+        )
+    )
     yield from in_random_order(rng, cases)
 
 
@@ -98,9 +139,15 @@ def solution(outcome, n, where):
     """The student's (c, b) from ``outcome``: c a vector of n finite floats, b a finite number."""
     c, b = parts(outcome.result, 2, "rlsc_solve must return the pair (c, b)")
     return vector_and_number(
-        c, b, n, ("c", "b"),
+        c,
+        b,
+        n,
+        ("c", "b"),
         f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and b; "
-        "return c = solution[:n] and b = solution[n] separately", where=where, function="rlsc_solve")
+        "return c = solution[:n] and b = solution[n] separately",
+        where=where,
+        function="rlsc_solve",
+    )
 
 
 def agrees(c, b, c_ref, b_ref, tol):
@@ -120,22 +167,33 @@ def solve_case(K, y, lam, where):
         c_ok = np.abs(c - ref.c).max() <= 1e-8 * scale
         if not c_ok and not (abs(c.sum()) <= 1e-8 * scale * n):
             raise AssertionError(
-                f"1'c = {c.sum():.3g}, not 0 {where}: the system you solved lacks the border row 1'c = 0")
+                f"1'c = {c.sum():.3g}, not 0 {where}: the system you solved lacks the border row 1'c = 0"
+            )
         if c_ok and abs(b + ref.b) <= 1e-8 * scale and abs(ref.b) > 1e-6 * scale:
             raise AssertionError(f"b has the wrong sign {where}")
         if not ok:
             raise AssertionError(
                 f"(c, b) differs from ksvm.rlsc.rlsc_direct by "
-                f"{max(np.abs(c - ref.c).max(), abs(b - ref.b)) / scale:.2e} (relative) {where}")
+                f"{max(np.abs(c - ref.c).max(), abs(b - ref.b)) / scale:.2e} (relative) {where}"
+            )
         # Independent of ksvm: (K + lam I) c + b 1 = y and 1'c = 0.
         residual = np.abs(K @ c + lam * c + b - y).max()
-        if not (residual <= 1e-8 * scale * max(1.0, float(np.abs(K).max())) and abs(c.sum()) <= 1e-8 * scale * n):
-            raise AssertionError(f"(c, b) does not satisfy (K + lam I) c + b 1 = y and 1'c = 0 {where}")
+        if not (
+            residual <= 1e-8 * scale * max(1.0, float(np.abs(K).max()))
+            and abs(c.sum()) <= 1e-8 * scale * n
+        ):
+            raise AssertionError(
+                f"(c, b) does not satisfy (K + lam I) c + b 1 = y and 1'c = 0 {where}"
+            )
 
     return call(K, y, lam), judge
 
 
-@check(2, "rlsc_solve against ksvm.rlsc.rlsc_direct and against the optimality conditions", "rlsc_solve")
+@check(
+    2,
+    "rlsc_solve against ksvm.rlsc.rlsc_direct and against the optimality conditions",
+    "rlsc_solve",
+)
 def check_2(rng):
     yield from in_random_order(rng, [solve_case(*problem) for problem in problems(rng)])
 
@@ -148,8 +206,10 @@ def known_case(K, y, lam, c_expected, b_expected, tol, what):
     def judge(outcome):
         c, b = solution(outcome, n, where)
         if not (np.abs(c - c_expected).max() <= tol and abs(b - b_expected) <= tol):
-            raise AssertionError(f"with {what} {where} the solution is c = 0, b = {b_expected:g}; "
-                                 f"got max |c| = {np.abs(c).max():.2e}, b = {b:.6g}")
+            raise AssertionError(
+                f"with {what} {where} the solution is c = 0, b = {b_expected:g}; "
+                f"got max |c| = {np.abs(c).max():.2e}, b = {b:.6g}"
+            )
 
     return call(K, y, lam), judge
 
@@ -162,8 +222,10 @@ def direct_case(K, y, lam, what, where):
         c, b = solution(outcome, n, where)
         ref = rlsc_direct(K, y, lam)
         if not agrees(c, b, ref.c, ref.b, 1e-6)[0]:
-            raise AssertionError(f"with {what} {where} (c, b) differs from ksvm.rlsc.rlsc_direct: "
-                                 f"b = {b:.6g} instead of {ref.b:.6g}, max |c - c_ref| = {np.abs(c - ref.c).max():.2e}")
+            raise AssertionError(
+                f"with {what} {where} (c, b) differs from ksvm.rlsc.rlsc_direct: "
+                f"b = {b:.6g} instead of {ref.b:.6g}, max |c - c_ref| = {np.abs(c - ref.c).max():.2e}"
+            )
 
     return call(K, y, lam), judge
 
@@ -180,7 +242,8 @@ def permuted_case(K, y, lam, p, where):
         if not agrees(c, b, ref.c[p], ref.b, 1e-8)[0]:
             raise AssertionError(
                 f"permuting the examples (rows and columns of K, entries of y) must permute c and keep b {where}: "
-                "your answer for the permuted problem is not the permuted answer")
+                "your answer for the permuted problem is not the permuted answer"
+            )
 
     return call(Kp, yp, lam), judge
 
@@ -190,24 +253,50 @@ def check_3(rng):
     cases = []
     # One example: c = 0 and b = y_1 (the bias alone fits the label).
     label = float(rng.choice([-1.0, 1.0]))
-    cases.append(known_case(np.array([[float(rng.uniform(0.1, 3.0))]]), np.array([label]), some_lam(rng, 0.01, 10.0),
-                            [0.0], label, 1e-12, f"one example, y = [{label:g}]"))
+    cases.append(
+        known_case(
+            np.array([[float(rng.uniform(0.1, 3.0))]]),
+            np.array([label]),
+            some_lam(rng, 0.01, 10.0),
+            [0.0],
+            label,
+            1e-12,
+            f"one example, y = [{label:g}]",
+        )
+    )
 
     # All labels equal: c = 0 and b = that label.
     n, label = int(rng.integers(3, 10)), float(rng.choice([-1.0, 1.0]))
-    K = rbf_kernel(rng.normal(size=(n, int(rng.integers(1, 4)))), gamma=float(rng.uniform(0.3, 2.0)))
-    cases.append(known_case(K, np.full(n, label), some_lam(rng, 0.03, 3.0), np.zeros(n), label, 1e-9,
-                            f"all labels {label:+g}"))
+    K = rbf_kernel(
+        rng.normal(size=(n, int(rng.integers(1, 4)))), gamma=float(rng.uniform(0.3, 2.0))
+    )
+    cases.append(
+        known_case(
+            K,
+            np.full(n, label),
+            some_lam(rng, 0.03, 3.0),
+            np.zeros(n),
+            label,
+            1e-9,
+            f"all labels {label:+g}",
+        )
+    )
 
     # A singular K (linear kernel, more points than features) and a small lam: K + lam I is still invertible.
     n, rank = int(rng.integers(20, 40)), int(rng.integers(1, 4))
     K = linear_kernel(rng.normal(size=(n, rank)))
     lam = some_lam(rng, 3e-4, 3e-3)
-    cases.append(direct_case(K, labels(rng, n), lam, f"a singular K of rank {rank}", f"(n={n}, lam={lam:.2g})"))
+    cases.append(
+        direct_case(
+            K, labels(rng, n), lam, f"a singular K of rank {rank}", f"(n={n}, lam={lam:.2g})"
+        )
+    )
 
     # The order of the examples does not matter: permuting them permutes c and keeps b.
     n = int(rng.integers(10, 20))
-    K = rbf_kernel(rng.normal(size=(n, int(rng.integers(2, 5)))), gamma=float(rng.uniform(0.2, 1.0)))
+    K = rbf_kernel(
+        rng.normal(size=(n, int(rng.integers(2, 5)))), gamma=float(rng.uniform(0.2, 1.0))
+    )
     y, lam, where = labels(rng, n), some_lam(rng, 0.1, 3.0), f"(n={n}, rbf kernel)"
     cases.append(direct_case(K, y, lam, "a Gaussian Gram matrix", where))
     cases.append(permuted_case(K, y, lam, rng.permutation(n), where))

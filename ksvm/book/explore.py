@@ -60,7 +60,16 @@ class Explorer:
     """
 
     def __init__(
-        self, draw, params, *, caption, start=None, figsize=(6.4, 4.0), dpi=72, stepper=None, palette=False,
+        self,
+        draw,
+        params,
+        *,
+        caption,
+        start=None,
+        figsize=(6.4, 4.0),
+        dpi=72,
+        stepper=None,
+        palette=False,
     ):
         if not callable(draw):
             raise ValueError("draw must be a function draw(fig, **values) -> dict.")
@@ -73,14 +82,24 @@ class Explorer:
         start = dict(start or {})
         unknown = set(start) - set(self.params)
         if unknown:
-            raise ValueError(f"start names parameters the explorer does not have: {sorted(unknown)}.")
+            raise ValueError(
+                f"start names parameters the explorer does not have: {sorted(unknown)}."
+            )
         for name, value in start.items():
             if value not in self.params[name]:
                 raise ValueError(f"the start value {value!r} of {name!r} is not one of its values.")
         if stepper is not None and stepper not in self.params:
             raise ValueError(f"the stepper {stepper!r} is not a parameter.")
-        self.start = {name: start.get(name, values[len(values) // 2]) for name, values in self.params.items()}
-        self.draw, self.caption, self.figsize, self.dpi, self.stepper = draw, caption, figsize, dpi, stepper
+        self.start = {
+            name: start.get(name, values[len(values) // 2]) for name, values in self.params.items()
+        }
+        self.draw, self.caption, self.figsize, self.dpi, self.stepper = (
+            draw,
+            caption,
+            figsize,
+            dpi,
+            stepper,
+        )
         self.palette = palette
         self.shown = None  # the numbers of the last drawing
 
@@ -96,9 +115,11 @@ class Explorer:
         import matplotlib.pyplot as plt
 
         values = {**self.start, **values}
-        for name, value in values.items():
-            if name not in self.params:
-                raise ValueError(f"unknown parameter {name!r}; the parameters are {list(self.params)}.")
+        unknown = [name for name in values if name not in self.params]
+        if unknown:
+            raise ValueError(
+                f"unknown parameter {unknown[0]!r}; the parameters are {list(self.params)}."
+            )
         fig = plt.figure(figsize=self.figsize)
         numbers = self.draw(fig, **values)
         if not isinstance(numbers, dict):
@@ -128,8 +149,11 @@ class Explorer:
 
         sliders = {
             name: widgets.SelectionSlider(
-                options=[(_format(v), v) for v in values], value=self.start[name], description=name,
-                continuous_update=False, style={"description_width": "initial"},
+                options=[(_format(v), v) for v in values],
+                value=self.start[name],
+                description=name,
+                continuous_update=False,
+                style={"description_width": "initial"},
                 layout=widgets.Layout(width="420px"),
             )
             for name, values in self.params.items()
@@ -175,7 +199,7 @@ class Explorer:
         names = list(self.params)
         out = []
         for combo in itertools.product(*(self.params[n] for n in names)):
-            values = dict(zip(names, combo))
+            values = dict(zip(names, combo, strict=True))
             fig, numbers = self.render(**values)
             buffer = io.BytesIO()
             fig.savefig(buffer, format="png", dpi=self.dpi)
@@ -195,8 +219,13 @@ class Explorer:
         """
         names = list(self.params)
         frames = self.frames()
-        key = "ksvm-explorer-" + uuid.uuid5(uuid.NAMESPACE_URL, self.caption + repr(self.params)).hex[:12]
-        images = ["data:image/png;base64," + base64.b64encode(png).decode("ascii") for _, png, _ in frames]
+        key = (
+            "ksvm-explorer-"
+            + uuid.uuid5(uuid.NAMESPACE_URL, self.caption + repr(self.params)).hex[:12]
+        )
+        images = [
+            "data:image/png;base64," + base64.b64encode(png).decode("ascii") for _, png, _ in frames
+        ]
         texts = [html.escape(self.describe(numbers)) for _, _, numbers in frames]
         sizes = [len(self.params[n]) for n in names]
         start = [self.params[n].index(self.start[n]) for n in names]
@@ -207,8 +236,8 @@ class Explorer:
             rows.append(
                 f'<label style="display:block;margin:2px 0">{html.escape(name)} '
                 f'<input type="range" min="0" max="{sizes[i] - 1}" step="1" value="{start[i]}" '
-                f'data-labels=\'{html.escape(labels)}\' style="width:60%;vertical-align:middle"> '
-                f'<output>{html.escape(_format(self.start[name]))}</output></label>'
+                f"data-labels='{html.escape(labels)}' style=\"width:60%;vertical-align:middle\"> "
+                f"<output>{html.escape(_format(self.start[name]))}</output></label>"
             )
         page = (
             f'<figure class="ksvm-explorer" id="{key}" style="margin:1em 0">'
@@ -217,7 +246,7 @@ class Explorer:
             + "".join(rows)
             + f'<figcaption style="font-size:0.9em;color:#555">{html.escape(self.caption)}</figcaption>'
             f'<script type="application/json" class="ksvm-explorer-data">'
-            f'{json.dumps({"images": images, "texts": texts, "sizes": sizes})}</script>'
+            f"{json.dumps({'images': images, 'texts': texts, 'sizes': sizes})}</script>"
             "<script>(function(){"
             f'var root=document.getElementById("{key}");'
             'var data=JSON.parse(root.querySelector(".ksvm-explorer-data").textContent);'

@@ -21,7 +21,9 @@ _MARKERS = {1: "o", -1: "s"}
 def _check_plane(X, y=None):
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
-        raise ValueError(f"the pictures are of points in the plane: X must have shape (n, 2), got {X.shape}.")
+        raise ValueError(
+            f"the pictures are of points in the plane: X must have shape (n, 2), got {X.shape}."
+        )
     if y is None:
         return X, None
     y = np.asarray(y)
@@ -59,13 +61,27 @@ def plot_classes(ax, X, y, *, support=None, size=18, legend=True):
     for label in (1, -1):
         mine = y == label
         ax.scatter(
-            X[mine, 0], X[mine, 1], s=size, c=CLASS_COLORS[label], marker=_MARKERS[label],
-            edgecolors="none", label=f"$y = {label:+d}$",
+            X[mine, 0],
+            X[mine, 1],
+            s=size,
+            c=CLASS_COLORS[label],
+            marker=_MARKERS[label],
+            edgecolors="none",
+            label=f"$y = {label:+d}$",
         )
     if support is not None:
-        idx = np.flatnonzero(support) if np.asarray(support).dtype == bool else np.asarray(support, dtype=int)
+        idx = (
+            np.flatnonzero(support)
+            if np.asarray(support).dtype == bool
+            else np.asarray(support, dtype=int)
+        )
         ax.scatter(
-            X[idx, 0], X[idx, 1], s=4 * size, facecolors="none", edgecolors="k", linewidths=0.9,
+            X[idx, 0],
+            X[idx, 1],
+            s=4 * size,
+            facecolors="none",
+            edgecolors="k",
+            linewidths=0.9,
             label="support vectors",
         )
     if legend:
@@ -121,16 +137,33 @@ def plot_decision(ax, decision, X, *, levels=(-1.0, 0.0, 1.0), resolution=200, p
     lo, hi = X.min(axis=0), X.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)
     lo, hi = lo - pad * span, hi + pad * span
-    g0, g1 = np.meshgrid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
+    g0, g1 = np.meshgrid(
+        np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution)
+    )
     values = np.asarray(f(np.column_stack([g0.ravel(), g1.ravel()])), dtype=np.float64).ravel()
     if values.shape != (g0.size,) or not np.all(np.isfinite(values)):
         raise ValueError("the decision function must return one finite value per point.")
     F = values.reshape(g0.shape)
     if shade:
-        ax.contourf(g0, g1, F, levels=[-np.inf, 0.0, np.inf], colors=[CLASS_COLORS[-1], CLASS_COLORS[1]], alpha=0.08)
+        ax.contourf(
+            g0,
+            g1,
+            F,
+            levels=[-np.inf, 0.0, np.inf],
+            colors=[CLASS_COLORS[-1], CLASS_COLORS[1]],
+            alpha=0.08,
+        )
     levels = sorted(float(v) for v in levels)
     styles = ["-" if v == 0 else "--" for v in levels]
-    lines = ax.contour(g0, g1, F, levels=levels, colors="k", linestyles=styles, linewidths=[1.3 if v == 0 else 0.9 for v in levels])
+    lines = ax.contour(
+        g0,
+        g1,
+        F,
+        levels=levels,
+        colors="k",
+        linestyles=styles,
+        linewidths=[1.3 if v == 0 else 0.9 for v in levels],
+    )
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     return lines

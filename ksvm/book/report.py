@@ -30,7 +30,7 @@ import textwrap
 
 import numpy as np
 
-__all__ = ["rel_err", "below", "fixed", "listing", "Listing"]
+__all__ = ["Listing", "below", "fixed", "listing", "rel_err"]
 
 
 def rel_err(a, b):

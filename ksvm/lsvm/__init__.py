@@ -98,17 +98,17 @@ from .problem import LSVMResult, augment, dual_matrix
 from .working_set import KeptMemory, lsvm_kernel_columns
 
 __all__ = [
+    "KeptMemory",
     "LSVMResult",
+    "LagrangianSVC",
+    "active_set",
     "augment",
     "dual_matrix",
+    "lsvm_kernel",
+    "lsvm_kernel_columns",
+    "lsvm_kernel_newton",
+    "lsvm_linear",
+    "lsvm_linear_newton",
     "smw_factor",
     "smw_solve",
-    "lsvm_linear",
-    "lsvm_kernel",
-    "active_set",
-    "lsvm_linear_newton",
-    "lsvm_kernel_newton",
-    "lsvm_kernel_columns",
-    "KeptMemory",
-    "LagrangianSVC",
 ]

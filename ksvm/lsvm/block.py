@@ -132,8 +132,11 @@ class BlockSolver:
             L_T[:n_stay] = old[p:, :p][stay[p:]]
             if tail.size > n_stay:
                 L_T[n_stay:] = solve_triangular(
-                    old[:p, :p], _block_of(self.Q, order[:p], tail[n_stay:], self._empty),
-                    lower=True, overwrite_b=True, check_finite=False,
+                    old[:p, :p],
+                    _block_of(self.Q, order[:p], tail[n_stay:], self._empty),
+                    lower=True,
+                    overwrite_b=True,
+                    check_finite=False,
                 ).T
             # Only the lower half is read; in the old factor's memory order, so that its
             # leading block is copied by contiguous columns (or rows), not transposed.
@@ -143,8 +146,15 @@ class BlockSolver:
             if tail.size:
                 # The Schur complement Q_TT - L_T L_T' of the leading block (lower half;
                 # transposed views are the Fortran arrays BLAS takes without a copy).
-                S = dsyrk(-1.0, L_T.T, beta=1.0, c=_block_of(self.Q, tail, tail, self._empty).T,
-                          trans=1, lower=1, overwrite_c=1)
+                S = dsyrk(
+                    -1.0,
+                    L_T.T,
+                    beta=1.0,
+                    c=_block_of(self.Q, tail, tail, self._empty).T,
+                    trans=1,
+                    lower=1,
+                    overwrite_c=1,
+                )
                 factor[p:, p:] = cholesky(S, "Q = I/nu + D K D", overwrite=True)[0]
         self.factor = (factor, True)
         self._columns = {}
@@ -165,8 +175,9 @@ class BlockSolver:
         if 2 * n_off >= len(free):
             return self.Q @ u
         g = np.zeros(len(free))
-        rows = self.Q.take(np.flatnonzero(off), axis=0, out=self._empty((n_off, len(free))),
-                           mode="clip")
+        rows = self.Q.take(
+            np.flatnonzero(off), axis=0, out=self._empty((n_off, len(free))), mode="clip"
+        )
         g[off] = rows @ u
         return g
 
@@ -220,8 +231,9 @@ class BlockSolver:
         new = [a for a in A if ("a", a) not in cache]
         if new:
             new = np.array(new)
-            cols = solve_triangular(L, _block_of(self.Q, B, new, self._empty), lower=True,
-                                    check_finite=False)
+            cols = solve_triangular(
+                L, _block_of(self.Q, B, new, self._empty), lower=True, check_finite=False
+            )
             cache.update({("a", a): cols[:, j] for j, a in enumerate(new)})
         new = [q for q in R if ("r", q) not in cache]
         if new:

@@ -72,10 +72,10 @@ from .problem import LSVMResult, _check_max_iter_tol, _check_nu_eta
 
 __all__ = [
     "check_row_chunked",
+    "decision_function",
     "gram_sums",
     "lsvm_linear",
     "lsvm_linear_newton",
-    "decision_function",
     "nystroem_features",
 ]
 
@@ -107,7 +107,15 @@ def _code2_block_first(a, d, z, **kw):
 
 
 def lsvm_linear(
-    X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_history=False, callback=None,
+    X,
+    y,
+    nu=None,
+    max_iter=100,
+    tol=1e-5,
+    *,
+    eta=None,
+    return_history=False,
+    callback=None,
 ):
     """Code 2 of Mangasarian & Musicant (2001) on a Dask array chunked by rows.
 
@@ -216,8 +224,13 @@ def lsvm_linear(
             stacklevel=3,
         )
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=Htu[:n].copy(), b=-float(Htu[n]),
-        converged=converged, at_floor=at_floor,
+        n_iter=it,
+        opt=opt,
+        u=u,
+        w=Htu[:n].copy(),
+        b=-float(Htu[n]),
+        converged=converged,
+        at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
     result.passes = it + 2
@@ -257,7 +270,15 @@ def _free_gram_block(a, d, free):
 
 
 def lsvm_linear_newton(
-    X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=False, patience=3, callback=None,
+    X,
+    y,
+    nu=None,
+    max_iter=100,
+    tol=1e-8,
+    *,
+    return_history=False,
+    patience=3,
+    callback=None,
 ):
     """The active-set Newton LSVM on a Dask array chunked by rows.
 
@@ -344,8 +365,15 @@ def lsvm_linear_newton(
             history.append(opt)
         threshold = tol * max(1.0, umax)
         (next_free,), sums, last = _per_block(
-            _newton_sign_block, [X, dd, free, u, index], n_sums, 1, row_dtypes=(bool,),
-            n_max=1, c=c, nu=nu, threshold=threshold,
+            _newton_sign_block,
+            [X, dd, free, u, index],
+            n_sums,
+            1,
+            row_dtypes=(bool,),
+            n_max=1,
+            c=c,
+            nu=nu,
+            threshold=threshold,
         )
         next_free, sums, last = _persist(next_free, sums, last)
         sums, last = dask.compute(sums, last)
@@ -370,7 +398,12 @@ def lsvm_linear_newton(
     else:
         _warn_active_set(it, count, tol, " on Dask")
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=c[:n].copy(), b=-float(c[n]), converged=converged,
+        n_iter=it,
+        opt=opt,
+        u=u,
+        w=c[:n].copy(),
+        b=-float(c[n]),
+        converged=converged,
         history=np.array(history) if return_history else None,
     )
     result.passes = passes
@@ -446,7 +479,8 @@ def predict(estimator, X):
     """Labels from ``classes_`` for a Dask ``X``: a Dask array chunked like the rows of ``X``."""
     classes = estimator.classes_
     return decision_function(estimator, X).map_blocks(
-        lambda s: classes[(s > 0).astype(int)], dtype=classes.dtype,
+        lambda s: classes[(s > 0).astype(int)],
+        dtype=classes.dtype,
         meta=np.empty((0,), dtype=classes.dtype),
     )
 
@@ -509,11 +543,13 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
         )
     rows = np.sort(np.random.default_rng(random_state).choice(m, n_components, replace=False))
     landmarks = X[rows].compute()
-    transformer = NystroemFeatures(
-        n_components=n_components, gamma=gamma, random_state=0
-    ).fit(landmarks)
+    transformer = NystroemFeatures(n_components=n_components, gamma=gamma, random_state=0).fit(
+        landmarks
+    )
     Phi = X.map_blocks(
-        transformer.transform, chunks=(X.chunks[0], (n_components,)), dtype=np.float64,
+        transformer.transform,
+        chunks=(X.chunks[0], (n_components,)),
+        dtype=np.float64,
         meta=np.empty((0, 0)),
     )
     return Phi, transformer

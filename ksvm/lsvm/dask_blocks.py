@@ -133,19 +133,29 @@ def _per_block(func, arrays, n_sums, n_rows_out, row_dtypes=None, n_max=0, **con
     for a in arrays:
         args += [a, "ij" if a.ndim == 2 else "i"]
     packed = da.blockwise(
-        func, "i", *args, dtype=object, meta=np.empty((0,), dtype=object), concatenate=True,
+        func,
+        "i",
+        *args,
+        dtype=object,
+        meta=np.empty((0,), dtype=object),
+        concatenate=True,
         **constants,
     )
     row_dtypes = row_dtypes or (np.float64,) * n_rows_out
     rows = tuple(
         packed.map_blocks(lambda t, k=k: t[0][k], dtype=dt, meta=np.empty((0,), dtype=dt))
-        for k, dt in zip(range(n_rows_out), row_dtypes)
+        for k, dt in zip(range(n_rows_out), row_dtypes, strict=True)
     )
 
     def partial(k, size):
         return da.blockwise(
-            lambda t: np.asarray(t[k], dtype=np.float64)[None, :], "ik", packed, "i",
-            new_axes={"k": size}, adjust_chunks={"i": 1}, dtype=np.float64,
+            lambda t: np.asarray(t[k], dtype=np.float64)[None, :],
+            "ik",
+            packed,
+            "i",
+            new_axes={"k": size},
+            adjust_chunks={"i": 1},
+            dtype=np.float64,
             meta=np.empty((0, 0)),
         )
 

@@ -19,7 +19,7 @@ import zarr
 from .._validation import check_integer
 from ..datasets import _check_chunk_seed, checkerboard_chunk, linear_large_chunk
 
-__all__ = ["make_chunked", "write_zarr", "read_zarr"]
+__all__ = ["make_chunked", "read_zarr", "write_zarr"]
 
 #: The chunk function of each kind, a constant: a tuple, so that no caller can change it
 _CHUNKED = (("linear_large", linear_large_chunk), ("checkerboard", checkerboard_chunk))
@@ -66,7 +66,7 @@ def make_chunked(kind, n_samples, *, chunk_size=1_000_000, seed=0, **options):
     n_samples = check_integer(n_samples, "n_samples", 1)
     chunk_size = check_integer(chunk_size, "chunk_size", 1)
     seed = _check_chunk_seed(seed)
-    X0, y0 = chunk_function(0, 1, 1, seed=seed, **options)  # checks the options, gives n
+    X0, _y0 = chunk_function(0, 1, 1, seed=seed, **options)  # checks the options, gives n
     n_features = X0.shape[1]
     draw = dask.delayed(chunk_function, pure=True, nout=2)
     Xs, ys = [], []

@@ -130,8 +130,18 @@ class LagrangianSVC(BaseKernelClassifier):
     }
 
     def __init__(
-        self, *, nu=None, kernel="linear", gamma="scale", degree=3, coef0=1.0, solver="auto",
-        eta=None, tol=None, max_iter=None, cache_size=200.0,
+        self,
+        *,
+        nu=None,
+        kernel="linear",
+        gamma="scale",
+        degree=3,
+        coef0=1.0,
+        solver="auto",
+        eta=None,
+        tol=None,
+        max_iter=None,
+        cache_size=200.0,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -192,8 +202,9 @@ class LagrangianSVC(BaseKernelClassifier):
         self.eta_ = None if newton else eta
         self.solver_ = "newton" if newton else "fixed-point"
         intercept = result.b if self.kernel == "linear" else 0.0
-        return Solution(d * result.u, intercept, result.n_iter, result.converged,
-                        support=support, coef=result.w)
+        return Solution(
+            d * result.u, intercept, result.n_iter, result.converged, support=support, coef=result.w
+        )
 
     def _solve_in_memory(self, data, d, nu, newton, options):
         """The solver's result, the margins ``d_i f(x_i)`` (or a stand-in with the same

@@ -16,9 +16,16 @@ from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from ..linalg import cholesky, smw_factor, smw_solve
-from .problem import LSVMResult, _check_kernel_problem, _check_linear_problem, _dask_path, dual_matrix
+from .problem import (
+    LSVMResult,
+    _check_kernel_problem,
+    _check_linear_problem,
+    _dask_path,
+    dual_matrix,
+)
 
-__all__ = ["lsvm_linear", "lsvm_kernel"]
+__all__ = ["lsvm_kernel", "lsvm_linear"]
+
 
 def _warn_max_iter(max_iter, opt, tol):
     warnings.warn(
@@ -65,7 +72,11 @@ def _iterate(step, u, max_iter, tol, return_history):
     if not converged:
         _warn_max_iter(max_iter, opt, tol)
     return LSVMResult(
-        n_iter=it, opt=opt, u=u, converged=converged, at_floor=at_floor,
+        n_iter=it,
+        opt=opt,
+        u=u,
+        converged=converged,
+        at_floor=at_floor,
         history=np.array(history) if return_history else None,
     )
 
@@ -123,10 +134,11 @@ def lsvm_linear(X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     """
     dask_path = _dask_path(X)
     if dask_path is not None:  # a Dask array chunked by rows: Code 2 block by block
-        return dask_path.lsvm_linear(X, y, nu, max_iter, tol, eta=eta,
-                                     return_history=return_history)
+        return dask_path.lsvm_linear(
+            X, y, nu, max_iter, tol, eta=eta, return_history=return_history
+        )
     X, dd, nu, eta, max_iter, tol = _check_linear_problem(X, y, nu, eta, max_iter, tol)
-    m, n = X.shape
+    m, _n = X.shape
 
     factor = smw_factor(X, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
     Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start

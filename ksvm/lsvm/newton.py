@@ -15,9 +15,15 @@ from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from ..linalg import cholesky, smw_gram_factor
-from .problem import LSVMResult, _check_kernel_problem, _check_linear_problem, _dask_path, dual_matrix
+from .problem import (
+    LSVMResult,
+    _check_kernel_problem,
+    _check_linear_problem,
+    _dask_path,
+    dual_matrix,
+)
 
-__all__ = ["active_set", "lsvm_linear_newton", "lsvm_kernel_newton"]
+__all__ = ["active_set", "lsvm_kernel_newton", "lsvm_linear_newton"]
 
 
 class _Pivoting:
@@ -153,7 +159,10 @@ def active_set(solve_free, M_times, n, max_iter, tol, return_history=False, free
     else:
         _warn_active_set(it, count, tol)
     return LSVMResult(
-        n_iter=it, opt=opt, u=u, converged=converged,
+        n_iter=it,
+        opt=opt,
+        u=u,
+        converged=converged,
         history=np.array(history) if return_history else None,
     )
 
@@ -271,8 +280,7 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
         leaving = np.flatnonzero(infeasible & free)
         free ^= infeasible
         entering = np.flatnonzero(infeasible & free)
-        G, b, exact = _next_free_gram(A, dd, (G, b), (G_all, b_all), free, entering, leaving,
-                                      count)
+        G, b, exact = _next_free_gram(A, dd, (G, b), (G_all, b_all), free, entering, leaving, count)
     if converged:
         u, v = _clipped(A, dd, u, v)
     else:
@@ -280,7 +288,12 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
     # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A (the clipped
     # entries above are a few rows)
     result = LSVMResult(
-        n_iter=it, opt=opt, u=u, w=v[:n].copy(), b=-float(v[n]), converged=converged,
+        n_iter=it,
+        opt=opt,
+        u=u,
+        w=v[:n].copy(),
+        b=-float(v[n]),
+        converged=converged,
         history=np.array(history) if return_history else None,
     )
     return result, t
@@ -395,7 +408,14 @@ _WARM_START_SIZE = 500
 
 
 def lsvm_kernel_newton(
-    KM, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, return_history=False,
+    KM,
+    y,
+    nu=None,
+    max_iter=100,
+    tol=1e-8,
+    *,
+    warm_start=True,
+    return_history=False,
 ):
     """LSVM with a kernel by an active-set (semismooth Newton) method.
 

@@ -19,7 +19,7 @@ from .block import BlockSolver
 from .newton import _WARM_START_SIZE, active_set
 from .problem import LSVMResult, _check_max_iter_tol, _check_nu_eta
 
-__all__ = ["lsvm_kernel_columns", "KeptMemory"]
+__all__ = ["KeptMemory", "lsvm_kernel_columns"]
 
 
 #: A level of the working-set solver whose working set has at most this many points
@@ -64,8 +64,9 @@ class KeptMemory:
     """
 
     def __init__(self, limit=None):
-        self.limit = 8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2 \
-            if limit is None else limit
+        self.limit = (
+            8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2 if limit is None else limit
+        )
         self._block = None
 
     def take(self, size):
@@ -81,8 +82,7 @@ class KeptMemory:
         """Keep the memory of ``array`` (from :meth:`take`, no longer used) if it is the
         largest given and within the limit."""
         block = array if array.base is None else array.base
-        if block.nbytes <= self.limit and (self._block is None
-                                            or block.size >= self._block.size):
+        if block.nbytes <= self.limit and (self._block is None or block.size >= self._block.size):
             self._block = block
 
     def clear(self):
@@ -358,8 +358,9 @@ class _WorkingSets:
         while steps < self.max_iter:
             with warnings.catch_warnings(record=True):
                 warnings.simplefilter("always", ConvergenceWarning)
-                inner = active_set(solve_free, Q_times_off, work.size, self.max_iter - steps,
-                                   self.tol, free=free)
+                inner = active_set(
+                    solve_free, Q_times_off, work.size, self.max_iter - steps, self.tol, free=free
+                )
             steps += inner.n_iter
             u = np.zeros(m)
             u[work] = inner.u
@@ -395,8 +396,7 @@ def _plus_minus_one(d):
     return encode_binary_labels(d)[0]
 
 
-def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True,
-                        kept=None):
+def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, kept=None):
     """LSVM with a kernel by working sets of the active-set method, with no ``n x n`` matrix.
 
     Solves the dual (11) of :func:`lsvm_kernel` and :func:`lsvm_kernel_newton`
@@ -486,8 +486,9 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     if kept is not None and not isinstance(kept, KeptMemory):
         raise TypeError(f"kept must be a KeptMemory or None, got {type(kept).__name__}.")
     rows_before = columns.n_rows_computed
-    solver = _WorkingSets(columns, dd, max_iter, tol, warm_start,
-                          KeptMemory() if kept is None else kept)
+    solver = _WorkingSets(
+        columns, dd, max_iter, tol, warm_start, KeptMemory() if kept is None else kept
+    )
     u, steps, converged, _ = solver.solve(nu, np.arange(m))
     if not converged:
         warnings.warn(

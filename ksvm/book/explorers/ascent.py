@@ -32,8 +32,13 @@ def _quiet_ascent(K, y, **kwargs):
 
 
 def make_ascent_explorer(
-    X=None, y=None, *, gamma=1.0, rhos=(0.01, 0.03, 0.1, 0.3, 1.0, 2.0),
-    iterations=(10, 30, 100, 1000, 10000), weight="rho1",
+    X=None,
+    y=None,
+    *,
+    gamma=1.0,
+    rhos=(0.01, 0.03, 0.1, 0.3, 1.0, 2.0),
+    iterations=(10, 30, 100, 1000, 10000),
+    weight="rho1",
 ):
     """An explorer of the learning rate ``rho`` of the weighted ascent and of its iterations.
 
@@ -82,7 +87,9 @@ def make_ascent_explorer(
     X, y = np.asarray(X, dtype=float), np.asarray(y)
     rhos, iterations = [float(r) for r in rhos], [int(k) for k in iterations]
     if not all(0.0 < r <= 2.0 for r in rhos):
-        raise ValueError(f"every rho must lie in (0, 2] (rho eta < 4 for the Gaussian kernel), got {rhos}.")
+        raise ValueError(
+            f"every rho must lie in (0, 2] (rho eta < 4 for the Gaussian kernel), got {rhos}."
+        )
     K = rbf_kernel(X, gamma=gamma)
     optimum = smo(K, y, np.inf, tol=1e-9)
     q_star = float(optimum.objective)
@@ -95,8 +102,9 @@ def make_ascent_explorer(
             if k >= run.n_iter:
                 alphas[rho, k] = run.alpha
             else:
-                alphas[rho, k] = _quiet_ascent(K, y, rho=rho, weight=weight, max_iter=k,
-                                               check_separable=False).alpha
+                alphas[rho, k] = _quiet_ascent(
+                    K, y, rho=rho, weight=weight, max_iter=k, check_separable=False
+                ).alpha
     scale = 250.0 / optimum.alpha.max()  # marker area per unit of alpha, the same in every frame
     top = max(q_star, max(float(r.history.max()) for r in runs.values()))
 
@@ -121,21 +129,34 @@ def make_ascent_explorer(
         alpha = alphas[rho, k]
         plot_classes(ax_data, X, y, size=4, legend=False)
         on = alpha > 0
-        ax_data.scatter(X[on, 0], X[on, 1], s=scale * alpha[on], facecolors="none",
-                        edgecolors=[CLASS_COLORS[int(c)] for c in y[on]], linewidths=1.2)
+        ax_data.scatter(
+            X[on, 0],
+            X[on, 1],
+            s=scale * alpha[on],
+            facecolors="none",
+            edgecolors=[CLASS_COLORS[int(c)] for c in y[on]],
+            linewidths=1.2,
+        )
         ax_data.set_title(rf"$\alpha$ after {shown} iterations (circle area)", fontsize=9)
         ax_data.set_xticks([])
         ax_data.set_yticks([])
         fig.tight_layout()
-        return {"rho": rho, "iterations": shown, "run ends at": run.n_iter,
-                "Q": round(float(q), 4), "gap to Q*": float(f"{q_star - q:.2g}")}
+        return {
+            "rho": rho,
+            "iterations": shown,
+            "run ends at": run.n_iter,
+            "Q": round(float(q), 4),
+            "gap to Q*": float(f"{q_star - q:.2g}"),
+        }
 
     explorer = Explorer(
-        draw, {"rho": rhos, "k": iterations}, start={"rho": rhos[0], "k": iterations[0]},
+        draw,
+        {"rho": rhos, "k": iterations},
+        start={"rho": rhos[0], "k": iterations[0]},
         stepper="k",
         caption="Move rho, the learning rate eta: a larger step reaches the optimum (dashed) in fewer "
-                "iterations, until at eta = 2 the run stops short of it; step through k to watch alpha "
-                "gather on a few support vectors.",
+        "iterations, until at eta = 2 the run stops short of it; step through k to watch alpha "
+        "gather on a few support vectors.",
     )
     explorer.runs, explorer.q_star, explorer.alphas = runs, q_star, alphas
     return explorer

@@ -31,8 +31,14 @@ _COLORS = {"random Fourier": "tab:purple", "Nystroem": "tab:green"}
 
 
 def make_features_explorer(
-    X=None, y=None, *, gamma=100.0, Ds=(5, 10, 20, 40, 80, 150, 300, 500), nu=1.0,
-    random_state=0, resolution=90,
+    X=None,
+    y=None,
+    *,
+    gamma=100.0,
+    Ds=(5, 10, 20, 40, 80, 150, 300, 500),
+    nu=1.0,
+    random_state=0,
+    resolution=90,
 ):
     """An explorer of the number of features ``D`` and the feature map, with Code 2 on top.
 
@@ -116,21 +122,33 @@ def make_features_explorer(
         ax_err.axvline(D, color="k", lw=0.6, ls=":")
         ax_err.set_ylim(0.7 * floor, 5.0)
         if errors["Nystroem"][-1] < floor:
-            ax_err.annotate("exact", (Ds[-1], floor), xytext=(-9, -1), textcoords="offset points",
-                            ha="right", fontsize=8, color=_COLORS["Nystroem"])
+            ax_err.annotate(
+                "exact",
+                (Ds[-1], floor),
+                xytext=(-9, -1),
+                textcoords="offset points",
+                ha="right",
+                fontsize=8,
+                color=_COLORS["Nystroem"],
+            )
         ax_err.set_xlabel("D (number of features)", fontsize=9)
         ax_err.set_ylabel(r"$\|\tilde K - K\|_F \,/\, \|K\|_F$", fontsize=9)
         ax_err.tick_params(labelsize=8)
         ax_err.legend(fontsize=8, loc="lower left")
         fig.tight_layout()
-        return {"D": D, "method": method, "Gram error": round(errors[method][k], 4),
-                "training accuracy": round(accuracy, 4)}
+        return {
+            "D": D,
+            "method": method,
+            "Gram error": round(errors[method][k], 4),
+            "training accuracy": round(accuracy, 4),
+        }
 
     explorer = Explorer(
-        draw, {"D": Ds, "method": list(FEATURE_MAPS)},
+        draw,
+        {"D": Ds, "method": list(FEATURE_MAPS)},
         start={"D": Ds[min(2, len(Ds) - 1)], "method": "random Fourier"},
         caption="Move D: the boundary sharpens into the checkerboard as the Gram error falls, "
-                "much sooner with Nystroem features, which are exact at D = n.",
+        "much sooner with Nystroem features, which are exact at D = n.",
     )
     explorer.gram_error = lambda method, D: errors[method][Ds.index(D)]
     explorer.fitted = fitted

@@ -17,7 +17,7 @@ from ksvm.smo import SoftMarginSVC
 from ..explore import Explorer
 from ..plotting import CLASS_COLORS, plot_classes, plot_decision
 
-__all__ = ["quadratic_map", "make_circle_data", "make_feature_space_explorer"]
+__all__ = ["make_circle_data", "make_feature_space_explorer", "quadratic_map"]
 
 
 def quadratic_map(X):
@@ -70,7 +70,9 @@ def make_circle_data(n_samples=60, *, inner=0.45, outer=0.75, seed=1234):
         raise ValueError(f"the radii must satisfy 0 < inner < outer, got {inner} and {outer}.")
     rng = np.random.default_rng(seed)
     n_in = n_samples // 3
-    radius = np.concatenate([inner * np.sqrt(rng.random(n_in)), rng.uniform(outer, 1.0, n_samples - n_in)])
+    radius = np.concatenate(
+        [inner * np.sqrt(rng.random(n_in)), rng.uniform(outer, 1.0, n_samples - n_in)]
+    )
     angle = rng.uniform(0.0, 2 * np.pi, n_samples)
     X = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
     y = np.where(np.arange(n_samples) < n_in, 1, -1)
@@ -87,7 +89,7 @@ def _plane_in_box(w, b, lo, hi):
             if c == a:
                 continue
             fa, fc = corners[a] @ w + b, corners[c] @ w + b
-            if fa == fc or (fa > 0) == (fc > 0) and fa != 0:
+            if fa == fc or ((fa > 0) == (fc > 0) and fa != 0):
                 continue
             t = fa / (fa - fc)  # the box edge from corner a to corner c crosses the plane
             points.append(corners[a] + t * (corners[c] - corners[a]))
@@ -169,15 +171,26 @@ def make_feature_space_explorer(X=None, y=None, *, azimuths=None, elevations=(10
         ax0.set_title("$\\mathbb{R}^2$: a circle", fontsize="small")
         ax0.tick_params(labelsize="x-small")
         if len(polygon) >= 3:
-            ax1.add_collection3d(Poly3DCollection([polygon], facecolors="0.6", edgecolors="0.3", alpha=0.35))
+            ax1.add_collection3d(
+                Poly3DCollection([polygon], facecolors="0.6", edgecolors="0.3", alpha=0.35)
+            )
         for label in (1, -1):
             on = y == label
             ax1.scatter(*Phi[on].T, s=10, c=CLASS_COLORS[label], depthshade=False)
-        ax1.scatter(*Phi[support].T, s=40, facecolors="none", edgecolors="k", linewidths=0.7, depthshade=False)
+        ax1.scatter(
+            *Phi[support].T,
+            s=40,
+            facecolors="none",
+            edgecolors="k",
+            linewidths=0.7,
+            depthshade=False,
+        )
         ax1.set_xlim(lo[0], hi[0])
         ax1.set_ylim(lo[1], hi[1])
         ax1.set_zlim(lo[2], hi[2])
-        for setter, name in zip((ax1.set_xlabel, ax1.set_ylabel, ax1.set_zlabel), names):
+        for setter, name in zip(
+            (ax1.set_xlabel, ax1.set_ylabel, ax1.set_zlabel), names, strict=True
+        ):
             setter(name, fontsize="small", labelpad=-12)
         ax1.set_xticklabels([])
         ax1.set_yticklabels([])
@@ -198,11 +211,21 @@ def make_feature_space_explorer(X=None, y=None, *, azimuths=None, elevations=(10
     explorer = Explorer(
         draw,
         {"azimuth": azimuths, "elevation": list(elevations)},
-        start={"azimuth": azimuths[min(1, len(azimuths) - 1)], "elevation": list(elevations)[len(elevations) // 2]},
+        start={
+            "azimuth": azimuths[min(1, len(azimuths) - 1)],
+            "elevation": list(elevations)[len(elevations) // 2],
+        },
         caption=(
             "Turn the feature space: seen edge-on, the plane separates the mapped classes; "
             "its preimage in the plane is the circle."
         ),
     )
-    explorer.w, explorer.b, explorer.svm, explorer.X, explorer.y, explorer.Phi = w, b, svm, X, y, Phi
+    explorer.w, explorer.b, explorer.svm, explorer.X, explorer.y, explorer.Phi = (
+        w,
+        b,
+        svm,
+        X,
+        y,
+        Phi,
+    )
     return explorer

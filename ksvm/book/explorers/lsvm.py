@@ -135,7 +135,9 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}.")
+        raise ValueError(
+            f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}."
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
         final = lsvm_linear(X, y, nu=nu, eta=eta, tol=tol, max_iter=max_iter)
@@ -170,10 +172,25 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
         ax0.set_ylabel("$x_2$")
         ax0.set_aspect("equal")
         ax1.semilogy(idx, steps[: n_last + 1], color="0.8", lw=1)
-        ax1.semilogy(idx[: i + 1], steps[: i + 1], color="tab:blue", lw=1.5, label="$\\|\\alpha^{(t+1)}-\\alpha^{(t)}\\|$")
+        ax1.semilogy(
+            idx[: i + 1],
+            steps[: i + 1],
+            color="tab:blue",
+            lw=1.5,
+            label="$\\|\\alpha^{(t+1)}-\\alpha^{(t)}\\|$",
+        )
         ax1.plot([i], [steps[i]], "o", color="tab:blue", ms=5)
-        ax1.semilogy(idx, bound, color="tab:orange", ls="--", lw=1, label=f"bound $\\propto\\Gamma^t$, $\\Gamma={rho:.3f}$")
-        ax1.semilogy(idx, observed, color="tab:green", ls=":", lw=1.2, label=f"observed rate {r:.2f}")
+        ax1.semilogy(
+            idx,
+            bound,
+            color="tab:orange",
+            ls="--",
+            lw=1,
+            label=f"bound $\\propto\\Gamma^t$, $\\Gamma={rho:.3f}$",
+        )
+        ax1.semilogy(
+            idx, observed, color="tab:green", ls=":", lw=1.2, label=f"observed rate {r:.2f}"
+        )
         ax1.axhline(tol, color="0.5", lw=0.8, ls="-.", label=f"tol = {tol:g}")
         ax1.set_ylim(lo, hi)
         ax1.set_xlabel("iteration $t$")

@@ -26,12 +26,12 @@ from ..plotting import CLASS_COLORS, plot_classes, plot_decision
 __all__ = [
     "SOFT_MARGIN_C",
     "SOFT_MARGIN_GAMMA",
+    "SMOState",
     "SoftMarginFit",
     "fit_soft_margin",
-    "make_soft_margin_explorer",
-    "SMOState",
-    "smo_path",
     "make_smo_stepper_explorer",
+    "make_soft_margin_explorer",
+    "smo_path",
 ]
 
 #: The grid of the soft-margin explorer: C from 0.01 to 100, about log-spaced, and gamma.
@@ -158,11 +158,24 @@ def _draw_plane(ax, f, X, y, box, support, resolution, size=10):
         if mean != 0:  # (f = 0 everywhere, as at lambda = 0 with b = 0, predicts neither side)
             ax.set_facecolor("#f6dcd9" if mean > 0 else "#dde7f3")
     plot_classes(ax, X, y, support=support, size=size, legend=False)
-    ax.set(xlim=(box[0, 0], box[1, 0]), ylim=(box[0, 1], box[1, 1]), aspect="equal", xticks=[], yticks=[])
+    ax.set(
+        xlim=(box[0, 0], box[1, 0]),
+        ylim=(box[0, 1], box[1, 1]),
+        aspect="equal",
+        xticks=[],
+        yticks=[],
+    )
 
 
 def make_soft_margin_explorer(
-    X, y, *, Cs=SOFT_MARGIN_C, gammas=SOFT_MARGIN_GAMMA, start=None, truth=None, resolution=100,
+    X,
+    y,
+    *,
+    Cs=SOFT_MARGIN_C,
+    gammas=SOFT_MARGIN_GAMMA,
+    start=None,
+    truth=None,
+    resolution=100,
     caption="Watch the margin narrow and the support vectors and margin violators thin out as C grows; "
     "as gamma grows the boundary bends around single points.",
 ):
@@ -212,7 +225,9 @@ def make_soft_margin_explorer(
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] != y.shape[0]:
-        raise ValueError(f"X must have shape (n, 2) with one label per point, got {X.shape} and {y.shape}.")
+        raise ValueError(
+            f"X must have shape (n, 2) with one label per point, got {X.shape} and {y.shape}."
+        )
     if not np.all(np.isin(y, (-1, 1))):
         raise ValueError("the labels must be -1 and +1 (ksvm.datasets returns them so).")
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -230,10 +245,17 @@ def make_soft_margin_explorer(
             x1 = np.linspace(box[0, 0], box[1, 0], 200)
             ax.plot(x1, truth(x1), color="tab:green", lw=1.2, ls=":")
         hit = fit.slack > SLACK_TOL
-        crosses = ax.scatter(X[hit, 0], X[hit, 1], s=22, marker="x", c="k", linewidths=0.9, label="slack $\\xi > 0$")
+        crosses = ax.scatter(
+            X[hit, 0], X[hit, 1], s=22, marker="x", c="k", linewidths=0.9, label="slack $\\xi > 0$"
+        )
         ax.set_title(f"C = {C:g},  $\\gamma$ = {gamma:g}", fontsize=10)
-        fig.legend(handles=_legend_handles([crosses]), loc="center left", bbox_to_anchor=(0.63, 0.5),
-                   fontsize=9, frameon=False)
+        fig.legend(
+            handles=_legend_handles([crosses]),
+            loc="center left",
+            bbox_to_anchor=(0.63, 0.5),
+            fontsize=9,
+            frameon=False,
+        )
         return fit.numbers()
 
     if start is None:  # C = 1, gamma = 10 where the grid has them, else the middle
@@ -335,7 +357,9 @@ def smo_path(K, y, C, *, tol=1e-10, max_steps=40):
         up = np.where(y > 0, lam < C, lam > 0)
         low = np.where(y > 0, lam > 0, lam < C)
         gap = float(np.max(F[up]) - np.min(F[low]))
-        return SMOState(k, lam, kkt_bias(lam, F, C, up, low), dual_objective(lam, K, y), gap, pair, box)
+        return SMOState(
+            k, lam, kkt_bias(lam, F, C, up, low), dual_objective(lam, K, y), gap, pair, box
+        )
 
     path = [state(0, np.zeros(n))]
 
@@ -349,8 +373,16 @@ def smo_path(K, y, C, *, tol=1e-10, max_steps=40):
         lam[i], lam[j] = step.alpha_i, step.alpha_j
         path.append(state(step.n_iter, lam, (i, j), (float(L), float(H))))
 
-    run_smo(GramRows(K), y, C, tol=tol, max_iter=max_steps, second_order=False, shrinking=False,
-            callback=record)
+    run_smo(
+        GramRows(K),
+        y,
+        C,
+        tol=tol,
+        max_iter=max_steps,
+        second_order=False,
+        shrinking=False,
+        callback=record,
+    )
     return path
 
 
@@ -362,7 +394,13 @@ def _span(values):
 
 
 def make_smo_stepper_explorer(
-    X, y, C=1.0, *, tol=1e-10, max_steps=40, resolution=80,
+    X,
+    y,
+    C=1.0,
+    *,
+    tol=1e-10,
+    max_steps=40,
+    resolution=80,
     caption="Step by step: the pair (i, j) that moved is ringed in gold; the dual objective climbs at "
     "every step, the KKT gap falls only on the whole, to 0 at the optimum.",
 ):
@@ -411,7 +449,9 @@ def make_smo_stepper_explorer(
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}.")
+        raise ValueError(
+            f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}."
+        )
     path = smo_path(X @ X.T, y, C, tol=tol, max_steps=max_steps)
     yf = y.astype(np.float64)
     steps = np.arange(len(path))
@@ -430,9 +470,23 @@ def make_smo_stepper_explorer(
             ax.set_title("t = 0: all $\\alpha_i = 0$", fontsize=10)
         else:
             i, j = state.pair
-            ax.scatter(X[[i, j], 0], X[[i, j], 1], s=150, facecolors="none", edgecolors="gold", linewidths=2.2)
+            ax.scatter(
+                X[[i, j], 0],
+                X[[i, j], 1],
+                s=150,
+                facecolors="none",
+                edgecolors="gold",
+                linewidths=2.2,
+            )
             for m, name in ((i, "i"), (j, "j")):
-                ax.annotate(name, X[m], xytext=(6, 4), textcoords="offset points", fontsize=11, weight="bold")
+                ax.annotate(
+                    name,
+                    X[m],
+                    xytext=(6, 4),
+                    textcoords="offset points",
+                    fontsize=11,
+                    weight="bold",
+                )
             before = path[k - 1].alpha
             ax.set_title(
                 f"step {k}: $\\alpha_i$ {before[i]:.3g}$\\to${state.alpha[i]:.3g}, "
@@ -458,7 +512,12 @@ def make_smo_stepper_explorer(
         return {"k": k, "i": i, "j": j, "objective": state.objective, "gap": state.gap}
 
     explorer = Explorer(
-        draw, {"k": list(steps.tolist())}, start={"k": 0}, caption=caption, stepper="k", palette=True
+        draw,
+        {"k": list(steps.tolist())},
+        start={"k": 0},
+        caption=caption,
+        stepper="k",
+        palette=True,
     )
     explorer.path = path
     return explorer
