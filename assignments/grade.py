@@ -210,7 +210,8 @@ def check_cells(nb, reference):
             )
         elif nb.cells[index].source != ref.source:
             notes.append(
-                f"'{check_name(ref)}' was edited in the submission; the grader ran its own check there"
+                f"'{check_name(ref)}' was edited in the submission; the grader ran its own check "
+                "there"
             )
     for i, cell in enumerate(nb.cells):
         if is_check_cell(cell) and i not in places.values():

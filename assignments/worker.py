@@ -59,8 +59,8 @@ class _RefuseKsvm:
     def find_spec(name, path=None, target=None):
         if name == "ksvm" or name.startswith("ksvm."):
             raise ModuleNotFoundError(
-                f"No module named {name!r}: ksvm cannot be used while the grader runs a submission; "
-                "the graded functions must be written with numpy",
+                f"No module named {name!r}: ksvm cannot be used while the grader runs a "
+                "submission; the graded functions must be written with numpy",
                 name=name,
             )
         return None

@@ -299,7 +299,8 @@ def test_wrong_implementations_are_diagnosed_by_the_grader(graded, name):
         check = result.checks[number - 1]
         assert not check.passed, f"{name}: {new!r} in {cell_id} passed {check.name}"
         assert check.error.startswith("AssertionError") and message in check.error, (
-            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}"
+            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got "
+            f"{check.error!r}"
         )
 
 

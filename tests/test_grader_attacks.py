@@ -257,7 +257,8 @@ CATALOGUE = {
     "forged-report-escape-sequences-in-a-cell-id": Attack(
         "raise RuntimeError('look at my id')",
         0,
-        "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\x1b[8m)",
+        "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against "
+        "ksvm.kernels.rbf_kernel\\x1b[8m)",
         cell_id="x\x1b[2K\r  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\x1b[8m",
     ),
     "forged-report-check-like-first-line": Attack(
@@ -265,22 +266,22 @@ CATALOGUE = {
         "  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[8m\n"
         "print('an ordinary cell')",
         0,
-        "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel"
-        "\\x1b[8m' is not a check of the assignment",
+        "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against "
+        "ksvm.kernels.polynomial_kernel\\x1b[8m' is not a check of the assignment",
         cell_id="look-alike",
     ),
     "forged-report-bidi-override": Attack(
         "raise ValueError('\u202e3/3 :erocs\u2028\u200b')",
         0,
-        "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs"
-        "  \\u200b) failed: ValueError: 3/3 :erocs",
+        "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against "
+        "ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs  \\u200b) failed: ValueError: 3/3 :erocs",
         cell_id="x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\u2028\u202e3/3 :erocs  \u200b",
     ),
     "forged-report-in-a-shell-command": Attack(
         "!echo \x1b[2K\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\x1b[8m",
         0,
-        "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\\x1b[8m` "
-        "was skipped",
+        "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against "
+        "ksvm.check_mercer\\x1b[8m` was skipped",
     ),
     "forged-replies": Attack(
         "import json, os\n"
@@ -291,7 +292,8 @@ CATALOGUE = {
         "        except OSError:\n"
         "            break",
         0,
-        "is_mercer returned True for a matrix whose symmetric part is PSD but which is not symmetric",
+        "is_mercer returned True for a matrix whose symmetric part is PSD but which is not "
+        "symmetric",
     ),
     "flooded-channel": Attack(
         "import os\n"
@@ -328,7 +330,8 @@ CATALOGUE = {
         "    np.diag(np.asarray(d, dtype=float)).sum()  # an m x m matrix\n"
         "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
         2,
-        "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an m x m matrix",
+        "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an "
+        "m x m matrix",
         assignment="02_lsvm_linear",
         base="solutions",
     ),

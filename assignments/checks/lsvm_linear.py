@@ -90,19 +90,22 @@ def solution_case(A, d, nu):
         w_ok, gamma_ok = w_error <= 1e-6, gamma_error <= 1e-6
         if w_ok and not gamma_ok and abs(gamma - ref.b) <= 1e-6 * scale:
             raise AssertionError(
-                f"gamma has the wrong sign {where}: gamma = -e'Du, since H = D[A  -e]; the plane is x'w = gamma"
+                f"gamma has the wrong sign {where}: gamma = -e'Du, since H = D[A  -e]; the plane "
+                "is x'w = gamma"
             )
         if not w_ok and np.abs(w + ref.w).max() <= 1e-6 * scale:
             raise AssertionError(f"w has the wrong sign {where}: w = A'Du")
         if not w_ok:
             raise AssertionError(
                 f"w differs from ksvm.lsvm.lsvm_linear by {w_error:.2e} (relative) {where}: "
-                "check H = D[A  -e], Q^{-1} by Sherman-Morrison-Woodbury, nu (I - H (I/nu + H'H)^{-1} H'), "
+                "check H = D[A  -e], Q^{-1} by Sherman-Morrison-Woodbury, "
+                "nu (I - H (I/nu + H'H)^{-1} H'), "
                 "and the iteration u = Q^{-1}(e + ((Qu - e) - alpha u)_+)"
             )
         if not gamma_ok:
             raise AssertionError(
-                f"gamma differs from ksvm.lsvm.lsvm_linear: {gamma:.6g} instead of {-ref.b:.6g} {where}: gamma = -e'Du"
+                f"gamma differs from ksvm.lsvm.lsvm_linear: {gamma:.6g} instead of {-ref.b:.6g} "
+                f"{where}: gamma = -e'Du"
             )
         # Independent of ksvm: (w, gamma) minimises nu/2 ||(e - D(Aw - e gamma))_+||^2 + (w'w + gamma^2)/2.
         r = d * np.maximum(1.0 - d * (A @ w - gamma), 0.0)
@@ -155,17 +158,18 @@ def iterates_case(A, d, nu, k):
         ref = reference(A, d, nu, k, tol)
         if it != ref.n_iter:
             raise AssertionError(
-                f"with max_iter={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}: "
-                "stop after max_iter iterations, and count every computed u^(i+1)"
+                f"with max_iter={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} "
+                f"iterations {where}: stop after max_iter iterations, and count every computed "
+                "u^(i+1)"
             )
         w_error, gamma_error, _ = errors(w, gamma, ref)
         if not (w_error <= 1e-8 and gamma_error <= 1e-8):
             part = "w" if not (w_error <= 1e-8) else "gamma"
             raise AssertionError(
                 f"after {k} iteration(s) {part} differs from that of ksvm.lsvm.lsvm_linear by "
-                f"{max(w_error, gamma_error):.2e} (relative) {where}, although the fixed point can be right "
-                "(check 1): check the start u^0 = Q^{-1} e, the step alpha = 1.9 / nu and the update "
-                "u^(i+1) = Q^{-1}(e + ((Qu^i - e) - alpha u^i)_+)"
+                f"{max(w_error, gamma_error):.2e} (relative) {where}, although the fixed point can "
+                "be right (check 1): check the start u^0 = Q^{-1} e, the step alpha = 1.9 / nu "
+                "and the update u^(i+1) = Q^{-1}(e + ((Qu^i - e) - alpha u^i)_+)"
             )
 
     return call(A, d, nu, max_iter=k, tol=tol), judge
@@ -181,8 +185,8 @@ def stopping_case(A, d, nu, tol):
         ref = reference(A, d, nu, max_iter, tol)
         if not (abs(it - ref.n_iter) <= 1):
             raise AssertionError(
-                f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same tol={tol:.0e} {where}: "
-                "stop as soon as ||u^(i+1) - u^i|| <= tol"
+                f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same "
+                f"tol={tol:.0e} {where}: stop as soon as ||u^(i+1) - u^i|| <= tol"
             )
         agree(
             w,
@@ -228,14 +232,15 @@ def memory_case(rng):
             )
             raise AssertionError(
                 f"lsvm_linear allocated {used} for m = {m} points in {n} dimensions: it forms an "
-                f"m x m matrix ({m * m * 8 / 1e6:.0f} MB each), such as D = np.diag(d), HH' or Q. Multiply by d "
-                "entry by entry and apply Q^{-1} by Sherman-Morrison-Woodbury"
+                f"m x m matrix ({m * m * 8 / 1e6:.0f} MB each), such as D = np.diag(d), HH' or Q. "
+                "Multiply by d entry by entry and apply Q^{-1} by Sherman-Morrison-Woodbury"
             )
         w, gamma, it = answer(outcome, n, where)  # raises what the call raised, if it did
         ref = reference(A, d, nu, max_iter, tol)
         if it != ref.n_iter:
             raise AssertionError(
-                f"with max_iter={max_iter} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}"
+                f"with max_iter={max_iter} you report it={it}, ksvm.lsvm.lsvm_linear made "
+                f"{ref.n_iter} iterations {where}"
             )
         agree(
             w,
@@ -265,7 +270,8 @@ def agrees_case(A, d, nu, what):
             reference(A, d, nu, max_iter, tol),
             1e-6,
             lambda *error: (
-                f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(error):.2e} (relative) {where}"
+                f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(error):.2e} "
+                f"(relative) {where}"
             ),
         )
 

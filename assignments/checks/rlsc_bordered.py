@@ -69,7 +69,8 @@ def system_case(K, y, lam, where):
             if close(A, K + lam * np.eye(n)):
                 raise AssertionError(
                     f"you returned K + lam*I without the border row and column {where}: A must be "
-                    f"(n+1) x (n+1) = {A_ref.shape}, with ones in the last row and column and 0 in the corner"
+                    f"(n+1) x (n+1) = {A_ref.shape}, with ones in the last row and column and 0 in "
+                    "the corner"
                 )
             raise AssertionError(
                 f"A has the shape {A.shape}, expected {A_ref.shape}: the border is missing {where}"
@@ -91,8 +92,8 @@ def system_case(K, y, lam, where):
             raise AssertionError(f"the top-left n x n block of A is wrong {where}: {hint}")
         if not (np.all(A[:n, n] == 1.0) and np.all(A[n, :n] == 1.0)):
             raise AssertionError(
-                f"the last column and the last row of A must be ones {where}: the column carries b in "
-                "(K + lam I) c + b 1 = y, the row is the equation 1'c = 0"
+                f"the last column and the last row of A must be ones {where}: the column carries b "
+                "in (K + lam I) c + b 1 = y, the row is the equation 1'c = 0"
             )
         if A[n, n] != 0.0:
             extra = (
@@ -114,7 +115,8 @@ def system_case(K, y, lam, where):
             )
         if not close(A, A_ref, tol=1e-15):
             raise AssertionError(
-                f"A differs from ksvm.rlsc.bordered_system by {relative_error(A, A_ref):.2e} {where}"
+                f"A differs from ksvm.rlsc.bordered_system by {relative_error(A, A_ref):.2e} "
+                f"{where}"
             )
 
     return call(K, y, lam), judge
@@ -143,8 +145,8 @@ def solution(outcome, n, where):
         b,
         n,
         ("c", "b"),
-        f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and b; "
-        "return c = solution[:n] and b = solution[n] separately",
+        f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and "
+        "b; return c = solution[:n] and b = solution[n] separately",
         where=where,
         function="rlsc_solve",
     )
@@ -167,7 +169,8 @@ def solve_case(K, y, lam, where):
         c_ok = np.abs(c - ref.c).max() <= 1e-8 * scale
         if not c_ok and not (abs(c.sum()) <= 1e-8 * scale * n):
             raise AssertionError(
-                f"1'c = {c.sum():.3g}, not 0 {where}: the system you solved lacks the border row 1'c = 0"
+                f"1'c = {c.sum():.3g}, not 0 {where}: the system you solved lacks the border row "
+                "1'c = 0"
             )
         if c_ok and abs(b + ref.b) <= 1e-8 * scale and abs(ref.b) > 1e-6 * scale:
             raise AssertionError(f"b has the wrong sign {where}")
@@ -223,8 +226,8 @@ def direct_case(K, y, lam, what, where):
         ref = rlsc_direct(K, y, lam)
         if not agrees(c, b, ref.c, ref.b, 1e-6)[0]:
             raise AssertionError(
-                f"with {what} {where} (c, b) differs from ksvm.rlsc.rlsc_direct: "
-                f"b = {b:.6g} instead of {ref.b:.6g}, max |c - c_ref| = {np.abs(c - ref.c).max():.2e}"
+                f"with {what} {where} (c, b) differs from ksvm.rlsc.rlsc_direct: b = {b:.6g} "
+                f"instead of {ref.b:.6g}, max |c - c_ref| = {np.abs(c - ref.c).max():.2e}"
             )
 
     return call(K, y, lam), judge
@@ -241,8 +244,8 @@ def permuted_case(K, y, lam, p, where):
         ref = rlsc_direct(K, y, lam)  # of the problem before the permutation
         if not agrees(c, b, ref.c[p], ref.b, 1e-8)[0]:
             raise AssertionError(
-                f"permuting the examples (rows and columns of K, entries of y) must permute c and keep b {where}: "
-                "your answer for the permuted problem is not the permuted answer"
+                "permuting the examples (rows and columns of K, entries of y) must permute c and "
+                f"keep b {where}: your answer for the permuted problem is not the permuted answer"
             )
 
     return call(Kp, yp, lam), judge
