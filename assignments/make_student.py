@@ -131,7 +131,8 @@ def clear_solutions(source, cell_type="code", where="cell"):
 
 
 def is_check_cell(cell):
-    """A code cell tagged ``check``, or whose first line starts with ``# Check <number>`` (grade.py uses this one)."""
+    """A code cell tagged ``check``, or whose first line starts with ``# Check <number>``
+    (grade.py uses this one)."""
     if cell.cell_type != "code":
         return False
     if CHECK_TAG in cell.get("metadata", {}).get("tags", []):

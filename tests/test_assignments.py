@@ -386,7 +386,8 @@ def test_stub_keeps_the_indentation_and_names_the_function():
         "def f(x):\n    y = x\n    ### BEGIN SOLUTION\n    return y\n    ### END SOLUTION\n\nz = 1"
     )
     assert make_student.clear_solutions(source) == (
-        'def f(x):\n    y = x\n    # YOUR CODE HERE\n    raise NotImplementedError("f: write your code here")\n\nz = 1',
+        "def f(x):\n    y = x\n    # YOUR CODE HERE\n"
+        '    raise NotImplementedError("f: write your code here")\n\nz = 1',
         1,
     )
     assert make_student.clear_solutions("### BEGIN SOLUTION\nx\n### END SOLUTION", "markdown") == (

@@ -430,7 +430,10 @@ def test_the_private_name_check_sees(code):
 
 
 def test_the_private_name_check_passes_public_and_special_names():
-    code = "import ksvm\nfrom ksvm.smo import smo\nprint(ksvm.__version__, smo.__doc__, ksvm.smo.kkt_bias)"
+    code = (
+        "import ksvm\nfrom ksvm.smo import smo\n"
+        "print(ksvm.__version__, smo.__doc__, ksvm.smo.kkt_bias)"
+    )
     cell = {"cell_type": "code", "source": code.splitlines(keepends=True), "outputs": []}
     assert private_names_in({"cells": [cell]}) == []
 

@@ -118,7 +118,8 @@ def check_1(rng):
 
 
 def polynomial_case(X, Y, degree, c):
-    """polynomial_gram(X, Y, degree, c) against polynomial_kernel, with the hints of the common mistakes."""
+    """polynomial_gram(X, Y, degree, c) against polynomial_kernel, with the hints of the
+    common mistakes."""
     n_x, n_y, d = X.shape[0], Y.shape[0], X.shape[1]
     where = f"n_X={n_x}, n_Y={n_y}, d={d}, degree={degree}, c={c:.3g}"
 

@@ -43,7 +43,8 @@ def answer(outcome, n, where):
 
 
 def counted(it, max_iter, where):
-    """An iteration count must be between 1 and max_iter (checks 1 and 3 leave its exact value to check 2)."""
+    """An iteration count must be between 1 and max_iter (checks 1 and 3 leave its exact
+    value to check 2)."""
     if not (1 <= it <= max_iter):
         raise AssertionError(
             f"you report it={it} iterations with max_iter={max_iter} {where}: count every computed "
@@ -67,7 +68,8 @@ def errors(w, gamma, ref):
 
 
 def agree(w, gamma, ref, tol, says):
-    """Pass if w and gamma are within ``tol`` of ``ref`` (relative); else fail with ``says(error)``."""
+    """Pass if w and gamma are within ``tol`` of ``ref`` (relative); else fail with
+    ``says(error)``."""
     w_error, gamma_error, _ = errors(w, gamma, ref)
     if not (w_error <= tol and gamma_error <= tol):
         raise AssertionError(says(w_error, gamma_error))
@@ -78,7 +80,8 @@ def place(m, n, nu):
 
 
 def solution_case(A, d, nu):
-    """The case of check 1: lsvm_linear run to convergence, against ksvm and against the primal (7)."""
+    """The case of check 1: lsvm_linear run to convergence, against ksvm and against the
+    primal (7)."""
     (m, n), max_iter, tol = A.shape, 5000, 1e-10
     where = place(m, n, nu)
 
@@ -107,7 +110,8 @@ def solution_case(A, d, nu):
                 f"gamma differs from ksvm.lsvm.lsvm_linear: {gamma:.6g} instead of {-ref.b:.6g} "
                 f"{where}: gamma = -e'Du"
             )
-        # Independent of ksvm: (w, gamma) minimises nu/2 ||(e - D(Aw - e gamma))_+||^2 + (w'w + gamma^2)/2.
+        # Independent of ksvm: (w, gamma) minimises
+        # nu/2 ||(e - D(Aw - e gamma))_+||^2 + (w'w + gamma^2)/2.
         r = d * np.maximum(1.0 - d * (A @ w - gamma), 0.0)
         gradient = np.linalg.norm(np.r_[w - nu * (A.T @ r), gamma + nu * r.sum()])
         if not (gradient <= 1e-6 * scale):
@@ -149,7 +153,8 @@ def check_1(rng):
 
 
 def iterates_case(A, d, nu, k):
-    """The case of check 2: lsvm_linear stopped after k iterations (tol too small to stop it before)."""
+    """The case of check 2: lsvm_linear stopped after k iterations
+    (tol too small to stop it before)."""
     (m, n), tol = A.shape, 1e-14
     where = place(m, n, nu)
 
@@ -176,7 +181,8 @@ def iterates_case(A, d, nu, k):
 
 
 def stopping_case(A, d, nu, tol):
-    """The case of check 2: lsvm_linear stopped by tol, with the iteration count of ksvm (one more or less)."""
+    """The case of check 2: lsvm_linear stopped by tol, with the iteration count of ksvm
+    (one more or less)."""
     (m, n), max_iter = A.shape, 5000
     where = place(m, n, nu)
 
@@ -217,7 +223,8 @@ def check_2(rng):
 
 
 def memory_case(rng):
-    """The case of check 3: a large problem, with a memory budget of a quarter of one m x m matrix."""
+    """The case of check 3: a large problem, with a memory budget of a quarter of one
+    m x m matrix."""
     m, n, nu, max_iter, tol = 3000, 4, some_nu(rng), int(rng.integers(2, 6)), 1e-8
     A, d = two_classes(rng, m, n)
     budget = m * m * 8 // 4
@@ -257,7 +264,8 @@ def memory_case(rng):
 
 
 def agrees_case(A, d, nu, what):
-    """The case of check 3: (w, gamma) against ksvm, with ``what`` said of the data if they differ."""
+    """The case of check 3: (w, gamma) against ksvm, with ``what`` said of the data if they
+    differ."""
     (m, n), max_iter, tol = A.shape, 5000, 1e-10
     where = place(m, n, nu)
 

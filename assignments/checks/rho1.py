@@ -100,7 +100,8 @@ def explicit_case(X, y, degree):
 
 
 def reference_case(K, y, where):
-    """A case: rho1(K, y) against ksvm.class_statistics.rho1, with ``where`` said of it if they differ."""
+    """A case: rho1(K, y) against ksvm.class_statistics.rho1, with ``where`` said of it if
+    they differ."""
     expected = reference_rho1(K, y)
 
     def judge(outcome):
@@ -188,7 +189,8 @@ def check_2(rng):
 
 
 def line(rng, m, r):
-    """m distinct positive multiples of the integer direction r: mean != 0, spread along the mean."""
+    """m distinct positive multiples of the integer direction r: mean != 0,
+    spread along the mean."""
     return rng.choice(np.arange(1, 9), size=m, replace=False)[:, None] * r
 
 

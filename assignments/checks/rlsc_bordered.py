@@ -52,7 +52,8 @@ def problems(rng):
 
 
 def system_case(K, y, lam, where):
-    """The case of check 1: bordered_system(K, y, lam) against ksvm, with the common mistakes named."""
+    """The case of check 1: bordered_system(K, y, lam) against ksvm, with the common
+    mistakes named."""
     n = K.shape[0]
     if n == 1:  # ksvm refuses a single class; the system is [[K_11 + lam, 1], [1, 0]], [y_1, 0]
         A_ref, rhs_ref = np.array([[K[0, 0] + lam, 1.0], [1.0, 0.0]]), np.array([y[0], 0.0])
@@ -153,13 +154,15 @@ def solution(outcome, n, where):
 
 
 def agrees(c, b, c_ref, b_ref, tol):
-    """Whether (c, b) is within ``tol`` of (c_ref, b_ref), relative to max(1, max |c_ref|, |b_ref|); and that scale."""
+    """Whether (c, b) is within ``tol`` of (c_ref, b_ref), relative to
+    max(1, max |c_ref|, |b_ref|); and that scale."""
     scale = max(1.0, float(np.abs(c_ref).max()), abs(b_ref))
     return bool(np.abs(c - c_ref).max() <= tol * scale and abs(b - b_ref) <= tol * scale), scale
 
 
 def solve_case(K, y, lam, where):
-    """The case of check 2: rlsc_solve(K, y, lam) against ksvm and against the optimality conditions."""
+    """The case of check 2: rlsc_solve(K, y, lam) against ksvm and against the optimality
+    conditions."""
     n = K.shape[0]
 
     def judge(outcome):
@@ -285,7 +288,8 @@ def check_3(rng):
         )
     )
 
-    # A singular K (linear kernel, more points than features) and a small lam: K + lam I is still invertible.
+    # A singular K (linear kernel, more points than features) and a small lam: K + lam I is
+    # still invertible.
     n, rank = int(rng.integers(20, 40)), int(rng.integers(1, 4))
     K = linear_kernel(rng.normal(size=(n, rank)))
     lam = some_lam(rng, 3e-4, 3e-3)
