@@ -1,1 +1,2 @@
-"""The course assignments: their checks, the grader that runs them and the student-version generator."""
+"""The course assignments: their checks, the grader that runs them and the student-version
+generator."""

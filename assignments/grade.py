@@ -112,7 +112,8 @@ SHELL_LINE_MAGICS = frozenset(
     }
     | {name for name, _ in default_aliases()}
 )
-# Cell magics that hand their cell to a shell or another program; and those that run it as IPython code.
+# Cell magics that hand their cell to a shell or another program; and those that run it as
+# IPython code.
 SHELL_CELL_MAGICS = frozenset(
     {
         "!",
@@ -210,7 +211,8 @@ def check_cells(nb, reference):
             )
         elif nb.cells[index].source != ref.source:
             notes.append(
-                f"'{check_name(ref)}' was edited in the submission; the grader ran its own check there"
+                f"'{check_name(ref)}' was edited in the submission; the grader ran its own check "
+                "there"
             )
     for i, cell in enumerate(nb.cells):
         if is_check_cell(cell) and i not in places.values():
@@ -225,8 +227,9 @@ def _indent(line):
 
 
 def _blanked(lines, start, end):
-    """``lines`` with its lines ``start`` to ``end`` (included) made into ``pass``, at the indentation
-    of the first, and blank lines: a block stays valid and every other line keeps its number."""
+    """``lines`` with its lines ``start`` to ``end`` (included) made into ``pass``, at the
+    indentation of the first, and blank lines: a block stays valid and every other line keeps
+    its number."""
     return (
         lines[:start]
         + [_indent(lines[start]) + "pass\n"]
@@ -236,7 +239,8 @@ def _blanked(lines, start, end):
 
 
 def without_shell_commands(source, depth=0):
-    """``source`` (a code cell) without its shell commands, and those commands, as IPython would run them.
+    """``source`` (a code cell) without its shell commands, and those commands, as IPython would
+    run them.
 
     IPython's own input transformation finds them, as the worker's shell will: the lines ``!cmd``,
     ``!!cmd`` and ``var = !cmd``, the line magics that run a shell command (``%pip``, ``%conda``,
@@ -409,7 +413,8 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
         return result
     reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
     places, result.notes = check_cells(nb, reference)
-    due = {}  # the index of a check cell, or None for after the last cell: the checks that run there
+    # the index of a check cell, or None for after the last cell: the checks that run there
+    due = {}
     for k, check in enumerate(module.CHECKS):
         due.setdefault(places.get(check.name), []).append(k)
     if not isolate:
@@ -596,8 +601,8 @@ def main(argv=None):
             results = list(pool.map(grade, args.submissions))
     except SandboxUnavailable as exc:
         print(
-            f"grade.py: {exc}.\nNothing was graded. Install bubblewrap or allow user namespaces, or run with "
-            "--no-isolation to grade without a sandbox (each report will say so).",
+            f"grade.py: {exc}.\nNothing was graded. Install bubblewrap or allow user namespaces, "
+            "or run with --no-isolation to grade without a sandbox (each report will say so).",
             file=sys.stderr,
         )
         return 2

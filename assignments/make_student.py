@@ -97,12 +97,13 @@ def clear_solutions(source, cell_type="code", where="cell"):
         if "BEGIN SOLUTION" in text.upper():
             if text != BEGIN:
                 raise MarkerError(
-                    f"{where}, line {number}: malformed marker {text!r}; write exactly {BEGIN!r} on a line of its own"
+                    f"{where}, line {number}: malformed marker {text!r}; write exactly {BEGIN!r} "
+                    "on a line of its own"
                 )
             if begin_line is not None:
                 raise MarkerError(
-                    f"{where}, line {number}: {BEGIN!r} inside the region opened on line {begin_line}; "
-                    f"close it with {END!r} first"
+                    f"{where}, line {number}: {BEGIN!r} inside the region opened on line "
+                    f"{begin_line}; close it with {END!r} first"
                 )
             begin_line = number
             n_regions += 1
@@ -116,7 +117,8 @@ def clear_solutions(source, cell_type="code", where="cell"):
         elif "END SOLUTION" in text.upper():
             if text != END:
                 raise MarkerError(
-                    f"{where}, line {number}: malformed marker {text!r}; write exactly {END!r} on a line of its own"
+                    f"{where}, line {number}: malformed marker {text!r}; write exactly {END!r} on "
+                    "a line of its own"
                 )
             if begin_line is None:
                 raise MarkerError(f"{where}, line {number}: {END!r} without a {BEGIN!r} before it")
@@ -129,7 +131,8 @@ def clear_solutions(source, cell_type="code", where="cell"):
 
 
 def is_check_cell(cell):
-    """A code cell tagged ``check``, or whose first line starts with ``# Check <number>`` (grade.py uses this one)."""
+    """A code cell tagged ``check``, or whose first line starts with ``# Check <number>``
+    (grade.py uses this one)."""
     if cell.cell_type != "code":
         return False
     if CHECK_TAG in cell.get("metadata", {}).get("tags", []):

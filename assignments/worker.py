@@ -20,9 +20,11 @@ depend on it.
 
 The grader talks to it with one JSON object per line, on the descriptor given by ``--command-fd``:
 
-    {"seq": 1, "op": "cell", "source": "..."}                  -> {"seq": 1, "error": null or {...}}
-    {"seq": 2, "op": "call", "function": "f", "args": [...], "kwargs": {...}, "memory": null or bytes}
-                                                               -> {"seq": 2, "value": ...} or {"seq": 2, "raised": {...}}
+    {"seq": 1, "op": "cell", "source": "..."}
+        -> {"seq": 1, "error": null or {...}}
+    {"seq": 2, "op": "call", "function": "f", "args": [...], "kwargs": {...},
+     "memory": null or bytes}
+        -> {"seq": 2, "value": ...} or {"seq": 2, "raised": {...}}
 
 With ``memory``, the call runs with only that much more address space than the process has
 (the grader checks the process's peak from outside afterwards).
@@ -53,14 +55,15 @@ def _load_wire():
 
 
 class _RefuseKsvm:
-    """A meta path finder with a clear message for ``import ksvm`` (ksvm is not on the path anyway)."""
+    """A meta path finder with a clear message for ``import ksvm`` (ksvm is not on the path
+    anyway)."""
 
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name == "ksvm" or name.startswith("ksvm."):
             raise ModuleNotFoundError(
-                f"No module named {name!r}: ksvm cannot be used while the grader runs a submission; "
-                "the graded functions must be written with numpy",
+                f"No module named {name!r}: ksvm cannot be used while the grader runs a "
+                "submission; the graded functions must be written with numpy",
                 name=name,
             )
         return None
@@ -79,7 +82,8 @@ _PROCESS_EVENTS = frozenset(
         "os.startfile",
     }
 )
-# Events whose arguments include paths that the submission changes: each must be in the work directory.
+# Events whose arguments include paths that the submission changes: each must be in the work
+# directory.
 _PATH_EVENTS = frozenset(
     {
         "os.rename",
@@ -107,7 +111,8 @@ _GUARD_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 
 def install_guard(workdir, hidden, report_fd):
-    """Stop the submission (exit with `VIOLATION_STATUS`) when it tries what a graded notebook may not.
+    """Stop the submission (exit with `VIOLATION_STATUS`) when it tries what a graded notebook
+    may not.
 
     Starting a process, writing or changing a file outside ``workdir``, opening a directory
     outside it, reading a file under one of the ``hidden`` directories (ksvm, the solutions),
@@ -355,7 +360,8 @@ def seccomp_program(machine):
 
 
 def forbid_processes():
-    """Set the seccomp filter on this process and its threads: no process can be started from here on."""
+    """Set the seccomp filter on this process and its threads: no process can be started from
+    here on."""
     import ctypes
     import platform
 
@@ -435,7 +441,8 @@ def main(argv=None):
 
     class Shell(InteractiveShell):
         def enable_gui(self, gui=None):
-            """No event loop here: ``%matplotlib inline`` and the like draw with Agg, or not at all."""
+            """No event loop here: ``%matplotlib inline`` and the like draw with Agg, or not at
+            all."""
 
     config = Config()
     config.HistoryManager.enabled = False  # no history database, and no thread to write it

@@ -7,12 +7,15 @@ the time per submission, and each tree's time as a ratio of the first tree's.  (
 printed: the workers run under bubblewrap's own processes, whose children's times do not all
 reach this process.)  Not a test: nothing is asserted.
 
-    python benchmarks/bench_grader.py [--trees PATH ...] [--copies 10] [--jobs 2] [--repeat 3] [--json PATH]
+    python benchmarks/bench_grader.py [--trees PATH ...] [--copies 10] [--jobs 2] [--repeat 3]
+        [--json PATH]
 
 ``--trees`` grades with the graders of several checkouts of the repository (a worktree of an
 earlier commit first, for a before-and-after ratio measured in one run); it defaults to this one.
 The stored ``benchmarks/results/grader.json`` was written by
-``python benchmarks/bench_grader.py --trees <worktree of 08ec03b> . --json benchmarks/results/grader.json``.
+
+    python benchmarks/bench_grader.py --trees <worktree of 08ec03b> . \\
+        --json benchmarks/results/grader.json
 """
 
 import argparse

@@ -44,7 +44,8 @@ def main():
             t_ours = best_of(args.repeat, lambda: ours(X, **params))[0]
             t_theirs = best_of(args.repeat, lambda: theirs(X, **params))[0]
             print(
-                f"{name:8} {n:6d} {d:4d} {1e3 * t_ours:10.1f} {1e3 * t_theirs:13.1f} {t_ours / t_theirs:6.2f}"
+                f"{name:8} {n:6d} {d:4d} {1e3 * t_ours:10.1f} {1e3 * t_theirs:13.1f} "
+                f"{t_ours / t_theirs:6.2f}"
             )
     blocks(rng, args.repeat)
 

@@ -234,7 +234,8 @@ def main():
         ]
         for r in rows:
             print(
-                f"{m:6d} {r['solver']:>6} {r['seconds']:8.2f} {r['iterations']:7d} {100 * r['accuracy']:8.2f}%"
+                f"{m:6d} {r['solver']:>6} {r['seconds']:8.2f} {r['iterations']:7d} "
+                f"{100 * r['accuracy']:8.2f}%"
             )
         print(f"{'':6} LSVM / SVC: {rows[0]['seconds'] / rows[1]['seconds']:.2f}")
         results["kernel"].extend(rows)

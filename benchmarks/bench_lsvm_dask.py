@@ -33,7 +33,8 @@ peak memory next to the time.  Results go to benchmarks/results/lsvm_dask.json
 its own entry).  Not a test: nothing is asserted.
 
     python benchmarks/bench_lsvm_dask.py out-of-core [--m 100000000] [--in-memory-m 10000000]
-        [--chunk 1000000] [--nu-times-m 1000] [--solvers newton fixed-point] [--data benchmarks/data]
+        [--chunk 1000000] [--nu-times-m 1000] [--solvers newton fixed-point]
+        [--data benchmarks/data]
     python benchmarks/bench_lsvm_dask.py nystroem [--m 10000000] [--components 100]
         [--subsample 5000]
     python benchmarks/bench_lsvm_dask.py out-of-core --m 1000000 --in-memory-m 1000000 \\

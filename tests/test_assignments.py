@@ -299,7 +299,8 @@ def test_wrong_implementations_are_diagnosed_by_the_grader(graded, name):
         check = result.checks[number - 1]
         assert not check.passed, f"{name}: {new!r} in {cell_id} passed {check.name}"
         assert check.error.startswith("AssertionError") and message in check.error, (
-            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got {check.error!r}"
+            f"{name}: {new!r} in {cell_id} should fail {check_id} with {message!r}, got "
+            f"{check.error!r}"
         )
 
 
@@ -385,7 +386,8 @@ def test_stub_keeps_the_indentation_and_names_the_function():
         "def f(x):\n    y = x\n    ### BEGIN SOLUTION\n    return y\n    ### END SOLUTION\n\nz = 1"
     )
     assert make_student.clear_solutions(source) == (
-        'def f(x):\n    y = x\n    # YOUR CODE HERE\n    raise NotImplementedError("f: write your code here")\n\nz = 1',
+        "def f(x):\n    y = x\n    # YOUR CODE HERE\n"
+        '    raise NotImplementedError("f: write your code here")\n\nz = 1',
         1,
     )
     assert make_student.clear_solutions("### BEGIN SOLUTION\nx\n### END SOLUTION", "markdown") == (

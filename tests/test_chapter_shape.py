@@ -384,8 +384,8 @@ def test_no_long_printed_output(name):
     _built(name)
     stats = prose_statistics(name)
     assert stats["long_outputs"] == 0, (
-        f"{name}: {stats['long_outputs']} visible outputs over {OUTPUT_LINES} lines (the longest has "
-        f"{stats['output']}): make the table a figure, or fold it"
+        f"{name}: {stats['long_outputs']} visible outputs over {OUTPUT_LINES} lines (the longest "
+        f"has {stats['output']}): make the table a figure, or fold it"
     )
 
 
@@ -400,8 +400,8 @@ def test_main_path_teaches(name):
         f"{name} shows {stats['listings']} listings (at most {LISTINGS})"
     )
     assert stats["mentions"] <= SOURCE_MENTIONS, (
-        f"{name} names its sources {stats['mentions']} times on its main path (at most {SOURCE_MENTIONS}): "
-        "cite where a source is followed, and teach the method"
+        f"{name} names its sources {stats['mentions']} times on its main path (at most "
+        f"{SOURCE_MENTIONS}): cite where a source is followed, and teach the method"
     )
 
 
@@ -430,7 +430,10 @@ def test_the_private_name_check_sees(code):
 
 
 def test_the_private_name_check_passes_public_and_special_names():
-    code = "import ksvm\nfrom ksvm.smo import smo\nprint(ksvm.__version__, smo.__doc__, ksvm.smo.kkt_bias)"
+    code = (
+        "import ksvm\nfrom ksvm.smo import smo\n"
+        "print(ksvm.__version__, smo.__doc__, ksvm.smo.kkt_bias)"
+    )
     cell = {"cell_type": "code", "source": code.splitlines(keepends=True), "outputs": []}
     assert private_names_in({"cells": [cell]}) == []
 
@@ -444,8 +447,9 @@ def report(names=None):
     """The table that ``python tests/test_chapter_shape.py`` prints."""
     names = names or [n for n in ALL_PAGES if (HTML / f"{n}.html").exists()]
     header = (
-        f"{'page':26s} {'words':>5s} {'cells':>5s} {'sent':>5s} {'mean':>5s} {'max':>4s} {'>45':>4s} "
-        f"{'out':>4s} {'>15':>4s} {'list':>4s} {'src':>4s} {'3*':>3s} {'priv':>4s}  machinery"
+        f"{'page':26s} {'words':>5s} {'cells':>5s} {'sent':>5s} {'mean':>5s} {'max':>4s} "
+        f"{'>45':>4s} {'out':>4s} {'>15':>4s} {'list':>4s} {'src':>4s} {'3*':>3s} {'priv':>4s}  "
+        "machinery"
     )
     lines = [header]
     for name in names:

@@ -1,4 +1,5 @@
-"""The random-features explorer: the widget redraws, and its numbers are those of an independent computation."""
+"""The random-features explorer: the widget redraws, and its numbers are those of an
+independent computation."""
 
 import matplotlib
 

@@ -65,7 +65,8 @@ LISTENER.setblocking(False)
 
 
 def _git_blob(path):
-    """The git directory and the blob of ``path`` at HEAD (what a clone holds), or two empty strings."""
+    """The git directory and the blob of ``path`` at HEAD (what a clone holds), or two empty
+    strings."""
     try:
         run = functools.partial(
             subprocess.run, capture_output=True, text=True, check=True, cwd=ROOT
@@ -78,11 +79,13 @@ def _git_blob(path):
 
 # Code that disarms the worker's own guard (an audit hook, in the submission's interpreter) by
 # rewriting its default arguments in memory through ctypes: what follows meets only the sandbox.
+# (In the sources below, a backslash at the end of a line removes that line break from the string.)
 DISARM = """import ctypes, gc
 for _f in gc.get_objects():
     if getattr(_f, '__name__', '') == 'guard' and getattr(_f, '__defaults__', None):
         _names = _f.__code__.co_varnames[2:2 + len(_f.__defaults__)]
-        _new = {'_hidden': (), '_workdir': '/', '_isdir': (lambda p: False), '_process': frozenset(),
+        _new = {'_hidden': (), '_workdir': '/', '_isdir': (lambda p: False), \
+'_process': frozenset(),
                 '_native': frozenset(), '_network': frozenset()}
         _kept = list(_new.values())
         for _i, _n in enumerate(_names):
@@ -91,7 +94,8 @@ for _f in gc.get_objects():
 """
 # Code that runs the solution cells of the notebook text _text now and after every later cell.
 RUN_SOLUTION = """import json
-_code = '\\n'.join(''.join(c['source']) for c in json.loads(_text)['cells'] if 'BEGIN SOLUTION' in ''.join(c['source']))
+_code = '\\n'.join(''.join(c['source']) for c in json.loads(_text)['cells'] \
+if 'BEGIN SOLUTION' in ''.join(c['source']))
 exec(_code)
 get_ipython().events.register('post_run_cell', lambda *a: exec(_code, get_ipython().user_ns))
 """
@@ -136,7 +140,8 @@ def _object(pack, at):
     while c & 0x80:
         j += 1
         c, back = head[j], ((back + 1) << 7) | (head[j] & 0x7F)
-    source, delta, out, i = _object(pack, at - back), zlib.decompressobj().decompress(head[j + 1:]), bytearray(), 0
+    source, delta, out, i = _object(pack, at - back), \
+zlib.decompressobj().decompress(head[j + 1:]), bytearray(), 0
     for _ in range(2):
         while delta[i] & 0x80:
             i += 1
@@ -147,7 +152,8 @@ def _object(pack, at):
             start = size = 0
             for k in range(7):
                 if c & (1 << k):
-                    start, size = (start | delta[i] << 8 * k, size) if k < 4 else (start, size | delta[i] << 8 * (k - 4))
+                    start, size = (start | delta[i] << 8 * k, size) if k < 4 \
+else (start, size | delta[i] << 8 * (k - 4))
                     i += 1
             out += source[start:start + (size or 0x10000)]
         else:
@@ -167,14 +173,17 @@ else:
         _k = next((k for k in range(_n) if _i[1032 + 20 * k:1052 + 20 * k].hex() == _sha), None)
         if _k is not None:
             with open(os.path.join(_packs, _idx[:-4] + '.pack'), 'rb') as _p:
-                _text = _object(_p, struct.unpack('>I', _i[1032 + 24 * _n + 4 * _k:1036 + 24 * _n + 4 * _k])[0]).decode()
+                _text = _object(_p, \
+struct.unpack('>I', _i[1032 + 24 * _n + 4 * _k:1036 + 24 * _n + 4 * _k])[0]).decode()
 """.format(*_git_blob(SOLUTION))
 # A process in a session of its own, started without any audited call.
 FORK_EXEC = f"""import _posixsubprocess, os
-_posixsubprocess.fork_exec(['/bin/sleep', '{MARK}'], [b'/bin/sleep'], True, (), None, None, -1, -1, -1, -1,
+_posixsubprocess.fork_exec(['/bin/sleep', '{MARK}'], [b'/bin/sleep'], True, (), None, None, \
+-1, -1, -1, -1,
                            -1, -1, *os.pipe(), False, True, -1, None, None, None, -1, None, False)
 """
-# The grader's process, killed through a descriptor of it (os.kill is audited, pidfd_send_signal is not).
+# The grader's process, killed through a descriptor of it (os.kill is audited, pidfd_send_signal
+# is not).
 PIDFD_KILL = (
     "import os, signal\nsignal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)"
 )
@@ -227,7 +236,8 @@ CATALOGUE = {
     ),
     "ksvm-monkeypatched": Attack(
         "import ksvm.kernels\n"
-        "ksvm.kernels.rbf_kernel = rbf_kernel = lambda X, Y=None, gamma=None: np.ones((len(X), len(Y)))\n"
+        "ksvm.kernels.rbf_kernel = rbf_kernel = lambda X, Y=None, gamma=None: "
+        "np.ones((len(X), len(Y)))\n"
         "gaussian_gram = lambda X, Y, gamma: np.ones((len(X), len(Y)))",
         0,
         "ksvm cannot be used while the grader runs a submission",
@@ -252,12 +262,14 @@ CATALOGUE = {
         "def gaussian_gram(X, Y, gamma):\n    raise ValueError('wrong' + FORGED)\n"
         "raise ValueError('oops' + FORGED)",
         0,
-        "ValueError: wrong\n        |   PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\n        | ",
+        "ValueError: wrong\n"
+        "        |   PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\n        | ",
     ),
     "forged-report-escape-sequences-in-a-cell-id": Attack(
         "raise RuntimeError('look at my id')",
         0,
-        "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\x1b[8m)",
+        "(not a check, id x\\x1b[2K\\x0d  PASS  Check 1: gaussian_gram against "
+        "ksvm.kernels.rbf_kernel\\x1b[8m)",
         cell_id="x\x1b[2K\r  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\x1b[8m",
     ),
     "forged-report-check-like-first-line": Attack(
@@ -265,33 +277,38 @@ CATALOGUE = {
         "  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel\x1b[8m\n"
         "print('an ordinary cell')",
         0,
-        "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against ksvm.kernels.polynomial_kernel"
-        "\\x1b[8m' is not a check of the assignment",
+        "polynomial_kernel\\x1b[2K\\x1b[G  PASS  Check 2: polynomial_gram against "
+        "ksvm.kernels.polynomial_kernel\\x1b[8m' is not a check of the assignment",
         cell_id="look-alike",
     ),
     "forged-report-bidi-override": Attack(
         "raise ValueError('\u202e3/3 :erocs\u2028\u200b')",
         0,
-        "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs"
-        "  \\u200b) failed: ValueError: 3/3 :erocs",
-        cell_id="x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel\u2028\u202e3/3 :erocs  \u200b",
+        "(not a check, id x\\u2028  PASS  Check 1: gaussian_gram against "
+        "ksvm.kernels.rbf_kernel\\u2028\\u202e3/3 :erocs  \\u200b) failed: ValueError: 3/3 :erocs",
+        cell_id=(
+            "x\u2028  PASS  Check 1: gaussian_gram against ksvm.kernels.rbf_kernel"
+            "\u2028\u202e3/3 :erocs  \u200b"
+        ),
     ),
     "forged-report-in-a-shell-command": Attack(
         "!echo \x1b[2K\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\x1b[8m",
         0,
-        "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against ksvm.check_mercer\\x1b[8m` "
-        "was skipped",
+        "the shell command `!echo \\x1b[2K\\x1b[G  PASS  Check 3: is_mercer against "
+        "ksvm.check_mercer\\x1b[8m` was skipped",
     ),
     "forged-replies": Attack(
         "import json, os\n"
         "for fd in os.listdir('/proc/self/fd'):\n"
         "    for seq in range(1, 400):\n"
         "        try:\n"
-        "            os.write(int(fd), (json.dumps({'seq': seq, 'value': {'bool': True}}) + '\\n').encode())\n"
+        "            os.write(int(fd), "
+        "(json.dumps({'seq': seq, 'value': {'bool': True}}) + '\\n').encode())\n"
         "        except OSError:\n"
         "            break",
         0,
-        "is_mercer returned True for a matrix whose symmetric part is PSD but which is not symmetric",
+        "is_mercer returned True for a matrix whose symmetric part is PSD but which is not "
+        "symmetric",
     ),
     "flooded-channel": Attack(
         "import os\n"
@@ -323,24 +340,30 @@ CATALOGUE = {
         "honest = lsvm_linear\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
         "    import resource, tracemalloc\n"
-        "    resource.setrlimit(resource.RLIMIT_AS, (resource.getrlimit(resource.RLIMIT_AS)[1],) * 2)\n"
+        "    resource.setrlimit(resource.RLIMIT_AS, "
+        "(resource.getrlimit(resource.RLIMIT_AS)[1],) * 2)\n"
         "    tracemalloc.get_traced_memory = lambda: (0, 0)\n"
         "    np.diag(np.asarray(d, dtype=float)).sum()  # an m x m matrix\n"
         "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
         2,
-        "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an m x m matrix",
+        "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an "
+        "m x m matrix",
         assignment="02_lsvm_linear",
         base="solutions",
     ),
-    # checks that could fail open: NaN and inf answers, uncompared calls, answers replayed by call count
-    # (a function that a later task cell defines is replaced after each cell, by an IPython event)
+    # checks that could fail open: NaN and inf answers, uncompared calls, answers replayed by call
+    # count (a function that a later task cell defines is replaced after each cell, by an IPython
+    # event)
     "nan-from-rlsc-solve-on-larger-problems": Attack(
         "def nan_on_larger_problems(K, y, lam):\n"
         "    n = len(y)\n"
-        "    A = np.block([[K + lam * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])\n"
+        "    A = np.block([[K + lam * np.eye(n), np.ones((n, 1))], "
+        "[np.ones((1, n)), np.zeros((1, 1))]])\n"
         "    solution = np.linalg.solve(A, np.append(y, 0.0))\n"
-        "    return (np.full(n, np.nan), np.nan) if n > 15 else (solution[:n], float(solution[n]))\n"
-        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(rlsc_solve=nan_on_larger_problems))",
+        "    return (np.full(n, np.nan), np.nan) if n > 15 "
+        "else (solution[:n], float(solution[n]))\n"
+        "get_ipython().events.register('post_run_cell', "
+        "lambda *_: globals().update(rlsc_solve=nan_on_larger_problems))",
         1,
         "rlsc_solve returned c with",
         assignment="03_rlsc_bordered",
@@ -349,12 +372,14 @@ CATALOGUE = {
     "inf-and-nan-from-rlsc-solve": Attack(
         "def inf_on_larger_problems(K, y, lam):\n"
         "    n = len(y)\n"
-        "    A = np.block([[K + lam * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])\n"
+        "    A = np.block([[K + lam * np.eye(n), np.ones((n, 1))], "
+        "[np.ones((1, n)), np.zeros((1, 1))]])\n"
         "    solution = np.linalg.solve(A, np.append(y, 0.0))\n"
         "    if n > 15:\n"
         "        solution[0], solution[1] = np.inf, np.nan\n"
         "    return solution[:n], float(solution[n])\n"
-        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(rlsc_solve=inf_on_larger_problems))",
+        "get_ipython().events.register('post_run_cell', "
+        "lambda *_: globals().update(rlsc_solve=inf_on_larger_problems))",
         1,
         "1 NaN and 1 infinite entries",
         assignment="03_rlsc_bordered",
@@ -393,7 +418,8 @@ CATALOGUE = {
     "garbage-from-lsvm-linear-in-its-memory-limited-call": Attack(
         "honest = lsvm_linear\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
-        "    if len(A) == 3000:  # the call under a memory limit: answer without allocating anything\n"
+        "    if len(A) == 3000:  # the call under a memory limit: "
+        "answer without allocating anything\n"
         "        return np.zeros(A.shape[1]), 0.0, max_iter\n"
         "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
         2,
@@ -412,7 +438,8 @@ CATALOGUE = {
     ),
     # the answers that the solution gives in check 3, in the order of the checks of commit 08ec03b
     "is-mercer-replays-a-table-by-call-count": Attack(
-        "answers = [True, True, True, False, True, False, False, False, True, True, False, 'raise', 'raise']\n"
+        "answers = [True, True, True, False, True, False, False, False, "
+        "True, True, False, 'raise', 'raise']\n"
         "calls = []\n"
         "def replay(K, tol=1e-8):\n"
         "    answer = answers[len(calls) % len(answers)]\n"
@@ -420,7 +447,8 @@ CATALOGUE = {
         "    if answer == 'raise':\n"
         "        raise ValueError('K must be a square matrix')\n"
         "    return answer\n"
-        "get_ipython().events.register('post_run_cell', lambda *_: globals().update(is_mercer=replay))",
+        "get_ipython().events.register('post_run_cell', "
+        "lambda *_: globals().update(is_mercer=replay))",
         2,
         "FAIL  Check 3: is_mercer",
         base="solutions",
@@ -458,22 +486,27 @@ CATALOGUE = {
     ),
     "ksvm-from-its-source-path": Attack(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "sys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path "
+        "if 'Refuse' not in getattr(f, '__name__', '')]\n"
         "from ksvm.kernels import rbf_kernel as gaussian_gram",
         0,
         "No module named 'ksvm'",
     ),  # the sandbox holds no part of the repository
     "ksvm-through-the-editable-install": Attack(
         f"import site\nsite.addsitedir({site.getsitepackages()[0]!r})\n"
-        "import sys\nsys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path "
+        "if 'Refuse' not in getattr(f, '__name__', '')]\n"
         "from ksvm.kernels import rbf_kernel as gaussian_gram",
         0,
         "No module named 'ksvm'",
     ),
     "solution-read-from-disk": Attack(
         "import json\n"
-        f"nb = json.load(open({str(ROOT / 'assignments' / 'solutions' / '01_gram_mercer.ipynb')!r}))\n"
-        "exec('\\n'.join(''.join(c['source']) for c in nb['cells'] if 'BEGIN SOLUTION' in ''.join(c['source'])))",
+        "nb = json.load("
+        f"open({str(ROOT / 'assignments' / 'solutions' / '01_gram_mercer.ipynb')!r}))\n"
+        "exec('\\n'.join(''.join(c['source']) for c in nb['cells'] "
+        "if 'BEGIN SOLUTION' in ''.join(c['source'])))",
         0,
         "a submission may not use ksvm or the solutions",
     ),
@@ -532,7 +565,8 @@ CATALOGUE = {
         f"open({ESCAPE!r}, 'w').write('x')", 0, "NotImplementedError: gaussian_gram"
     ),
     "file-outside-through-a-link": Attack(
-        f"import os\nos.symlink({os.path.dirname(ESCAPE)!r}, 'out')\nopen('out/{os.path.basename(ESCAPE)}', 'w')",
+        f"import os\nos.symlink({os.path.dirname(ESCAPE)!r}, 'out')\n"
+        f"open('out/{os.path.basename(ESCAPE)}', 'w')",
         0,
         "NotImplementedError: gaussian_gram",
     ),
@@ -579,8 +613,10 @@ CATALOGUE = {
     ),
     "guard-disarmed-imports-ksvm": Attack(
         DISARM + f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "sys.meta_path[:] = [f for f in sys.meta_path if 'Refuse' not in getattr(f, '__name__', '')]\n"
-        "from ksvm.kernels import rbf_kernel\ngaussian_gram = lambda X, Y, gamma: rbf_kernel(X, Y, gamma=gamma)",
+        "sys.meta_path[:] = [f for f in sys.meta_path "
+        "if 'Refuse' not in getattr(f, '__name__', '')]\n"
+        "from ksvm.kernels import rbf_kernel\n"
+        "gaussian_gram = lambda X, Y, gamma: rbf_kernel(X, Y, gamma=gamma)",
         0,
         "No module named 'ksvm'",
     ),
@@ -617,8 +653,8 @@ CATALOGUE = {
         base="solutions",
     ),
     "guard-disarmed-network": Attack(
-        DISARM
-        + f"import socket\nsocket.create_connection(('127.0.0.1', {LISTENER.getsockname()[1]}), timeout=2)",
+        DISARM + "import socket\n"
+        f"socket.create_connection(('127.0.0.1', {LISTENER.getsockname()[1]}), timeout=2)",
         0,
         "ConnectionRefusedError",
     ),  # the sandbox's own loopback, where nothing listens
@@ -794,8 +830,10 @@ def test_ordinary_habits_do_not_stop_a_correct_submission():
     nb.cells[1].source = "%matplotlib inline\n" + nb.cells[1].source
     nb.cells.append(
         nbformat.v4.new_code_cell(
-            "import matplotlib.pyplot as plt\nimport tempfile, warnings\nfrom IPython.display import display\n"
-            "G = gaussian_gram(np.eye(3), np.eye(3), 1.0)\nplt.imshow(G)\nplt.savefig('gram.png')\nplt.show()\n"
+            "import matplotlib.pyplot as plt\nimport tempfile, warnings\n"
+            "from IPython.display import display\n"
+            "G = gaussian_gram(np.eye(3), np.eye(3), 1.0)\nplt.imshow(G)\n"
+            "plt.savefig('gram.png')\nplt.show()\n"
             "np.save('gram.npy', G)\ndisplay(np.load('gram.npy'))\nwarnings.warn('a warning')\n"
             "with tempfile.TemporaryDirectory() as d:\n    open(d + '/x.txt', 'w').write('x')\n"
             "%timeit -n1 -r1 gaussian_gram(G, G, 1.0)",
@@ -814,14 +852,16 @@ GRAM_HELPERS = {
     "task-gaussian": (
         "def sq_dists(A, B):\n"
         '    """All the squared distances ||A[i] - B[j]||^2, by einsum over the differences."""\n'
-        "    diff = np.asarray(A, dtype=float)[:, None, :] - np.asarray(B, dtype=float)[None, :, :]\n"
+        "    diff = np.asarray(A, dtype=float)[:, None, :] "
+        "- np.asarray(B, dtype=float)[None, :, :]\n"
         '    return np.einsum("ijk,ijk->ij", diff, diff)\n\n\n'
         "def gaussian_gram(X, Y, gamma):\n"
         "    return np.exp(-gamma * sq_dists(X, Y))"
     ),
     "task-poly": (
         "def polynomial_gram(X, Y, degree, c=1.0):\n"
-        '    inner = np.einsum("ik,jk->ij", np.asarray(X, dtype=float), np.asarray(Y, dtype=float))\n'
+        '    inner = np.einsum("ik,jk->ij", '
+        "np.asarray(X, dtype=float), np.asarray(Y, dtype=float))\n"
         "    return np.power(inner + c, degree)"
     ),
     "task-mercer": (
@@ -832,7 +872,8 @@ GRAM_HELPERS = {
         "    if K.ndim != 2 or K.shape[0] != K.shape[1]:\n"
         '        raise ValueError(f"a Gram matrix is square, got shape {K.shape}")\n'
         "    bound = tol * max(1.0, np.max(np.abs(K)))\n"
-        "    return bool(is_symmetric(K, bound) and np.linalg.eigvalsh(0.5 * (K + K.T)).min() >= -bound)"
+        "    return bool(is_symmetric(K, bound) "
+        "and np.linalg.eigvalsh(0.5 * (K + K.T)).min() >= -bound)"
     ),
 }
 LSVM_HELPERS = {
@@ -840,7 +881,8 @@ LSVM_HELPERS = {
         "def plus(x):\n"
         "    return np.maximum(x, 0.0)\n\n\n"
         "def smw_inverse(H, nu):\n"
-        '    """z -> Q^{-1} z for Q = I/nu + HH\', by Sherman-Morrison-Woodbury, without forming Q."""\n'
+        '    """z -> Q^{-1} z for Q = I/nu + HH\', '
+        'by Sherman-Morrison-Woodbury, without forming Q."""\n'
         "    small = np.linalg.inv(np.eye(H.shape[1]) / nu + H.T @ H)\n"
         "    return lambda z: nu * (z - H @ (small @ (H.T @ z)))\n\n\n"
         "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
@@ -864,14 +906,15 @@ LSVM_HELPERS = {
 SHELL_HABITS = ({"setup": "!pip install numpy\nimport numpy as np"}, {"setup": "%pip list"})
 
 HONEST = {
-    # name: (assignment, new sources by cell id, new cells after the cell of an id, the shell commands skipped)
+    # name: (assignment, new sources by cell id, new cells after the cell of an id,
+    #        the shell commands skipped)
     "gram-own-helpers-einsum": ("01_gram_mercer", GRAM_HELPERS, {}, []),
     "gram-helper-name-reused-after-its-check": (
         "01_gram_mercer",
         GRAM_HELPERS,
         {
-            "check-1": "X = np.random.default_rng(0).normal(size=(5, 2))\nsq_dists = sq_dists(X, X)\n"
-            "print(sq_dists.round(2))"
+            "check-1": "X = np.random.default_rng(0).normal(size=(5, 2))\n"
+            "sq_dists = sq_dists(X, X)\nprint(sq_dists.round(2))"
         },
         [],
     ),
@@ -888,7 +931,8 @@ HONEST = {
         "04_rho1",
         {"setup": "%%capture\n!pip install numpy\nimport numpy as np"},
         {
-            "setup": "files = !ls\n!!ls\nif True:\n    !pip install scipy\n%system echo hi\n%sx ls\n%conda list\n"
+            "setup": "files = !ls\n!!ls\nif True:\n    !pip install scipy\n"
+            "%system echo hi\n%sx ls\n%conda list\n"
             "%matplotlib inline\nx = %timeit -o -n1 -r1 np.ones(3)",
             "task": "%%bash\necho hello",
             "check-1": "pip install numpy",
@@ -952,7 +996,8 @@ def test_honest_variants_keep_full_marks(honest_graded, name):
 
 
 def test_a_shell_command_called_from_python_stops_the_submission():
-    """Skipping is for IPython's shell syntax, a notebook habit; a call written in Python is an attack."""
+    """Skipping is for IPython's shell syntax, a notebook habit; a call written in Python is an
+    attack."""
     attack = Attack(
         "get_ipython().system('echo pwned')", 0, "it tried to start a process", base="solutions"
     )
@@ -1176,7 +1221,8 @@ def test_without_a_sandbox_the_grader_refuses_unless_told(monkeypatch, capsys):
 
 
 def test_packages_installed_under_tmp_are_seen_read_only(monkeypatch):
-    # An environment made in /tmp (as CI makes its clone there) is bound into the sandbox's own /tmp.
+    # An environment made in /tmp (as CI makes its clone there) is bound into the sandbox's own
+    # /tmp.
     with tempfile.TemporaryDirectory(prefix="ksvm-grade-site-", dir="/tmp") as site_dir:
         Path(site_dir, "ksvm_grade_probe.py").write_text("VALUE = 42\n")
         installed = sandbox._site_directories()

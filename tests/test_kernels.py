@@ -134,7 +134,7 @@ def test_hand_checkable_values():
 def test_distances_of_nearby_points_are_accurate():
     """||x||^2 + ||z||^2 - 2x'z cancels for nearby points; the result must not."""
     a = np.array([1000.0, -2000.0, 500.0])
-    X = np.vstack([a, a + [1e-06, 0.0, 0.0], a + [0.0, 3e-06, 4e-06]])
+    X = np.vstack([a, a + np.array([1e-06, 0.0, 0.0]), a + np.array([0.0, 3e-06, 4e-06])])
     D2 = K.squared_distances(X)
     naive = np.array([[np.sum((x - z) ** 2) for z in X] for x in X])
     assert_allclose(D2, naive, rtol=1e-6)

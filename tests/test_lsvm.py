@@ -80,7 +80,8 @@ def test_equals_the_primal_7_by_a_general_qp(nu):
     X, y, _H, _Q = problem(m=60, nu=nu)
     m, n = X.shape
     r = lsvm_linear(X, y, nu, max_iter=10000, tol=1e-11)
-    # variables (w, gamma, slack): min nu/2 |s|^2 + 1/2 (w'w + gamma^2)  s.t.  D(Aw - e gamma) + s >= e
+    # variables (w, gamma, slack):
+    # min nu/2 |s|^2 + 1/2 (w'w + gamma^2)  s.t.  D(Aw - e gamma) + s >= e
     B = np.hstack([y[:, None] * X, -y[:, None], np.eye(m)])
     c = 1.0 / max(1.0, nu * m)  # SLSQP's line search needs a well-scaled objective
     ref = minimize(

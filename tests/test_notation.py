@@ -54,7 +54,8 @@ def test_entries_are_complete_and_scopes_name_chapters():
             unknown = set(scope) - set(PAGES)
             assert not unknown, f"{entry['symbol']}: scope names no chapter {sorted(unknown)}"
         assert letters(entry["symbol"]) == [entry["symbol"]], (
-            f"{entry['symbol']!r} is not written as the checker reads a letter ({letters(entry['symbol'])})"
+            f"{entry['symbol']!r} is not written as the checker reads a letter "
+            f"({letters(entry['symbol'])})"
         )
         for pattern, _ in entry.get("not", []):
             re.compile(pattern)
@@ -116,7 +117,8 @@ def test_no_letter_in_a_second_meaning(name):
                 m = re.search(pattern, formula)
                 if m:
                     found.append(
-                        f"{entry['symbol']} in ...{formula[max(0, m.start() - 20) : m.end() + 20]}... ({why})"
+                        f"{entry['symbol']} in "
+                        f"...{formula[max(0, m.start() - 20) : m.end() + 20]}... ({why})"
                     )
     assert not found, f"{name}: " + "; ".join(found[:10])
 

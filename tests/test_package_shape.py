@@ -159,7 +159,10 @@ def test_find_cycle_sees_a_ring_and_only_a_ring():
 
 
 def test_code_lines_leave_out_docstrings_comments_and_blank_lines():
-    source = 'def f(x):\n    """Doc\n\n    string."""\n    # a comment\n\n    y = (x +\n         1)\n    return y\n'
+    source = (
+        'def f(x):\n    """Doc\n\n    string."""\n    # a comment\n\n'
+        "    y = (x +\n         1)\n    return y\n"
+    )
     (node,) = ast.parse(source).body
     assert code_lines(source, node) == 4  # def, the two lines of y, return
 

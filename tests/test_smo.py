@@ -104,7 +104,8 @@ def test_matches_libsvm(data, kernel, C):
 
 
 def duality_gap(model, K, y, C):
-    """P(w, b) - Theta(lambda) of a fitted model, w in feature space, from the training Gram matrix."""
+    """P(w, b) - Theta(lambda) of a fitted model, w in feature space, from the training Gram
+    matrix."""
     alpha = np.zeros(len(y))
     alpha[model.support_] = np.abs(model.dual_coef_[0])
     v = alpha * y

@@ -186,7 +186,9 @@ class Check:
         return f"<{self.name}>"
 
     def run(self, invoke, rng):
-        """Drive the check: ``invoke(Call) -> Outcome`` makes each call.  Raises if the check fails."""
+        """Drive the check: ``invoke(Call) -> Outcome`` makes each call.
+
+        Raises if the check fails."""
         steps = self.generate(rng)
         try:
             request = next(steps)
@@ -336,7 +338,10 @@ def _refuse_non_finite(array, function, what, where="", hint=""):
             counts = " and ".join(
                 f"{k} {kind}" for k, kind in ((nan, "NaN"), (inf, "infinite")) if k
             )
-            text = f"{what} with {counts} {'entry' if nan + inf == 1 else 'entries'} out of {array.size}"
+            text = (
+                f"{what} with {counts} {'entry' if nan + inf == 1 else 'entries'} "
+                f"out of {array.size}"
+            )
         raise AssertionError(
             f"{function} returned {text}{_where(where)}" + (f": {hint}" if hint else "")
         )
@@ -357,7 +362,8 @@ def finite(value, function, what, where="", hint=""):
 
 
 def number(value, function, what, where="", hint=""):
-    """``value``, the part ``what`` of an answer of ``function``, as one finite float (see `finite`)."""
+    """``value``, the part ``what`` of an answer of ``function``, as one finite float
+    (see `finite`)."""
     array = _real_array(value, function, what, where)
     if array.ndim != 0:
         raise AssertionError(
@@ -377,7 +383,8 @@ def whole_number(value, function, what, where=""):
 
 
 def boolean(value, function, where=""):
-    """``value``, an answer of ``function`` that must be True or False (``bool`` or ``numpy.bool_``)."""
+    """``value``, an answer of ``function`` that must be True or False
+    (``bool`` or ``numpy.bool_``)."""
     if not isinstance(value, (bool, np.bool_)):
         raise AssertionError(
             f"{function} must return True or False, got {value!r} of type "
@@ -387,7 +394,8 @@ def boolean(value, function, where=""):
 
 
 def relative_error(a, b):
-    """max |a - b| / max(1, max |b|), where ``b`` is the (finite) reference; NaN if ``a`` has a NaN."""
+    """max |a - b| / max(1, max |b|), where ``b`` is the (finite) reference;
+    NaN if ``a`` has a NaN."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
 

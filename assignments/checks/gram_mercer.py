@@ -55,7 +55,8 @@ def gaussian_case(X, Y, gamma, itself=False):
             # The square Gram matrix of X with itself: symmetric with ones on the diagonal.
             if not np.allclose(np.diag(G), 1.0, rtol=0, atol=1e-12):
                 raise AssertionError(
-                    f"{what} must have k(x, x) = 1 on its diagonal, got {np.round(np.diag(G), 6)} ({where})"
+                    f"{what} must have k(x, x) = 1 on its diagonal, got {np.round(np.diag(G), 6)} "
+                    f"({where})"
                 )
             if not np.allclose(G, G.T, rtol=0, atol=1e-12):
                 raise AssertionError(f"{what} is not symmetric ({where})")
@@ -67,11 +68,13 @@ def gaussian_case(X, Y, gamma, itself=False):
             ),
             (
                 np.exp(-D2 / gamma),
-                "gamma multiplies the squared distance: exp(-gamma ||x - y||^2), not exp(-||x - y||^2 / gamma)",
+                "gamma multiplies the squared distance: exp(-gamma ||x - y||^2), "
+                "not exp(-||x - y||^2 / gamma)",
             ),
             (
                 np.exp(-D2 / (2 * gamma**2)),
-                "this is the width form exp(-||x - y||^2 / (2 sigma^2)) with sigma = gamma; here gamma multiplies",
+                "this is the width form exp(-||x - y||^2 / (2 sigma^2)) with sigma = gamma; here "
+                "gamma multiplies",
             ),
             (np.exp(gamma * D2), "the exponent must be negative: exp(-gamma ||x - y||^2)"),
             (
@@ -83,7 +86,8 @@ def gaussian_case(X, Y, gamma, itself=False):
             hints.append(
                 (
                     expected.T,
-                    "G[i, j] must be k(X[i], Y[j]), one row per row of X; you returned the transpose",
+                    "G[i, j] must be k(X[i], Y[j]), one row per row of X; you returned the "
+                    "transpose",
                 )
             )
         diagnose(G, expected, hints, "gaussian_gram", "ksvm.kernels.rbf_kernel", where)
@@ -114,7 +118,8 @@ def check_1(rng):
 
 
 def polynomial_case(X, Y, degree, c):
-    """polynomial_gram(X, Y, degree, c) against polynomial_kernel, with the hints of the common mistakes."""
+    """polynomial_gram(X, Y, degree, c) against polynomial_kernel, with the hints of the
+    common mistakes."""
     n_x, n_y, d = X.shape[0], Y.shape[0], X.shape[1]
     where = f"n_X={n_x}, n_Y={n_y}, d={d}, degree={degree}, c={c:.3g}"
 
@@ -141,13 +146,15 @@ def polynomial_case(X, Y, degree, c):
             hints.append(
                 (
                     np.linalg.matrix_power(P + c, degree),
-                    "you took the matrix power; the kernel raises every entry to the power: use ** on the array",
+                    "you took the matrix power; the kernel raises every entry to the power: use "
+                    "** on the array",
                 )
             )
             hints.append(
                 (
                     expected.T,
-                    "G[i, j] must be k(X[i], Y[j]), one row per row of X; you returned the transpose",
+                    "G[i, j] must be k(X[i], Y[j]), one row per row of X; you returned the "
+                    "transpose",
                 )
             )
         diagnose(
@@ -267,9 +274,10 @@ def check_3(rng):
             K,
             tolerance(rng),
             True,
-            f"K = XX' with {n} points in {rank} dimension(s): it is PSD of rank {rank}, and its {n - rank} zero "
-            f"eigenvalues come out of eigvalsh as tiny numbers such as {np.linalg.eigvalsh(K)[0]:.1e}, possibly "
-            "negative: compare the smallest eigenvalue with -tol * scale, not with 0",
+            f"K = XX' with {n} points in {rank} dimension(s): it is PSD of rank {rank}, and its "
+            f"{n - rank} zero eigenvalues come out of eigvalsh as tiny numbers such as "
+            f"{np.linalg.eigvalsh(K)[0]:.1e}, possibly negative: compare the smallest eigenvalue "
+            "with -tol * scale, not with 0",
         )
     )
 
@@ -282,8 +290,8 @@ def check_3(rng):
             rbf_kernel(rng.normal(size=(n, 3)), gamma=0.5) + size * E,
             tolerance(rng),
             False,
-            f"a matrix whose symmetric part is PSD but which is not symmetric (max |K_ij - K_ji| = {2 * size:.1e}): "
-            "test the symmetry first, eigvalsh reads only one triangle",
+            "a matrix whose symmetric part is PSD but which is not symmetric (max |K_ij - K_ji| = "
+            f"{2 * size:.1e}): test the symmetry first, eigvalsh reads only one triangle",
         )
     )
 
@@ -296,8 +304,8 @@ def check_3(rng):
             rbf_kernel(rng.normal(size=(n, 3)), gamma=0.5) + size * E,
             tol,
             True,
-            f"a Gaussian Gram matrix with an asymmetry max |K_ij - K_ji| = {2 * size:.1e}, below tol: compare "
-            "|K_ij - K_ji| with tol * scale, not with 0",
+            f"a Gaussian Gram matrix with an asymmetry max |K_ij - K_ji| = {2 * size:.1e}, below "
+            "tol: compare |K_ij - K_ji| with tol * scale, not with 0",
         )
     )
 
@@ -342,8 +350,9 @@ def check_3(rng):
             K,
             tol,
             True,
-            f"a matrix with max |K_ij| = {np.abs(K).max():.3g} and smallest eigenvalue {negative:.2e}: the bound is "
-            f"-tol * scale = {-tol * np.abs(K).max():.1e}, where scale = max(1, max |K_ij|)",
+            f"a matrix with max |K_ij| = {np.abs(K).max():.3g} and smallest eigenvalue "
+            f"{negative:.2e}: the bound is -tol * scale = {-tol * np.abs(K).max():.1e}, where "
+            "scale = max(1, max |K_ij|)",
         )
     )
     n, tol = int(rng.integers(5, 12)), tolerance(rng)
@@ -357,7 +366,8 @@ def check_3(rng):
             with_eigenvalues(rng, values),
             tol,
             False,
-            f"a {n} x {n} matrix with max eigenvalue {values.max():.3g} and the eigenvalue {negative:.2e}",
+            f"a {n} x {n} matrix with max eigenvalue {values.max():.3g} and the eigenvalue "
+            f"{negative:.2e}",
         )
     )
 

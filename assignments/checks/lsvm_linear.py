@@ -43,7 +43,8 @@ def answer(outcome, n, where):
 
 
 def counted(it, max_iter, where):
-    """An iteration count must be between 1 and max_iter (checks 1 and 3 leave its exact value to check 2)."""
+    """An iteration count must be between 1 and max_iter (checks 1 and 3 leave its exact
+    value to check 2)."""
     if not (1 <= it <= max_iter):
         raise AssertionError(
             f"you report it={it} iterations with max_iter={max_iter} {where}: count every computed "
@@ -67,7 +68,8 @@ def errors(w, gamma, ref):
 
 
 def agree(w, gamma, ref, tol, says):
-    """Pass if w and gamma are within ``tol`` of ``ref`` (relative); else fail with ``says(error)``."""
+    """Pass if w and gamma are within ``tol`` of ``ref`` (relative); else fail with
+    ``says(error)``."""
     w_error, gamma_error, _ = errors(w, gamma, ref)
     if not (w_error <= tol and gamma_error <= tol):
         raise AssertionError(says(w_error, gamma_error))
@@ -78,7 +80,8 @@ def place(m, n, nu):
 
 
 def solution_case(A, d, nu):
-    """The case of check 1: lsvm_linear run to convergence, against ksvm and against the primal (7)."""
+    """The case of check 1: lsvm_linear run to convergence, against ksvm and against the
+    primal (7)."""
     (m, n), max_iter, tol = A.shape, 5000, 1e-10
     where = place(m, n, nu)
 
@@ -90,21 +93,25 @@ def solution_case(A, d, nu):
         w_ok, gamma_ok = w_error <= 1e-6, gamma_error <= 1e-6
         if w_ok and not gamma_ok and abs(gamma - ref.b) <= 1e-6 * scale:
             raise AssertionError(
-                f"gamma has the wrong sign {where}: gamma = -e'Du, since H = D[A  -e]; the plane is x'w = gamma"
+                f"gamma has the wrong sign {where}: gamma = -e'Du, since H = D[A  -e]; the plane "
+                "is x'w = gamma"
             )
         if not w_ok and np.abs(w + ref.w).max() <= 1e-6 * scale:
             raise AssertionError(f"w has the wrong sign {where}: w = A'Du")
         if not w_ok:
             raise AssertionError(
                 f"w differs from ksvm.lsvm.lsvm_linear by {w_error:.2e} (relative) {where}: "
-                "check H = D[A  -e], Q^{-1} by Sherman-Morrison-Woodbury, nu (I - H (I/nu + H'H)^{-1} H'), "
+                "check H = D[A  -e], Q^{-1} by Sherman-Morrison-Woodbury, "
+                "nu (I - H (I/nu + H'H)^{-1} H'), "
                 "and the iteration u = Q^{-1}(e + ((Qu - e) - alpha u)_+)"
             )
         if not gamma_ok:
             raise AssertionError(
-                f"gamma differs from ksvm.lsvm.lsvm_linear: {gamma:.6g} instead of {-ref.b:.6g} {where}: gamma = -e'Du"
+                f"gamma differs from ksvm.lsvm.lsvm_linear: {gamma:.6g} instead of {-ref.b:.6g} "
+                f"{where}: gamma = -e'Du"
             )
-        # Independent of ksvm: (w, gamma) minimises nu/2 ||(e - D(Aw - e gamma))_+||^2 + (w'w + gamma^2)/2.
+        # Independent of ksvm: (w, gamma) minimises
+        # nu/2 ||(e - D(Aw - e gamma))_+||^2 + (w'w + gamma^2)/2.
         r = d * np.maximum(1.0 - d * (A @ w - gamma), 0.0)
         gradient = np.linalg.norm(np.r_[w - nu * (A.T @ r), gamma + nu * r.sum()])
         if not (gradient <= 1e-6 * scale):
@@ -146,7 +153,8 @@ def check_1(rng):
 
 
 def iterates_case(A, d, nu, k):
-    """The case of check 2: lsvm_linear stopped after k iterations (tol too small to stop it before)."""
+    """The case of check 2: lsvm_linear stopped after k iterations
+    (tol too small to stop it before)."""
     (m, n), tol = A.shape, 1e-14
     where = place(m, n, nu)
 
@@ -155,24 +163,26 @@ def iterates_case(A, d, nu, k):
         ref = reference(A, d, nu, k, tol)
         if it != ref.n_iter:
             raise AssertionError(
-                f"with max_iter={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}: "
-                "stop after max_iter iterations, and count every computed u^(i+1)"
+                f"with max_iter={k} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} "
+                f"iterations {where}: stop after max_iter iterations, and count every computed "
+                "u^(i+1)"
             )
         w_error, gamma_error, _ = errors(w, gamma, ref)
         if not (w_error <= 1e-8 and gamma_error <= 1e-8):
             part = "w" if not (w_error <= 1e-8) else "gamma"
             raise AssertionError(
                 f"after {k} iteration(s) {part} differs from that of ksvm.lsvm.lsvm_linear by "
-                f"{max(w_error, gamma_error):.2e} (relative) {where}, although the fixed point can be right "
-                "(check 1): check the start u^0 = Q^{-1} e, the step alpha = 1.9 / nu and the update "
-                "u^(i+1) = Q^{-1}(e + ((Qu^i - e) - alpha u^i)_+)"
+                f"{max(w_error, gamma_error):.2e} (relative) {where}, although the fixed point can "
+                "be right (check 1): check the start u^0 = Q^{-1} e, the step alpha = 1.9 / nu "
+                "and the update u^(i+1) = Q^{-1}(e + ((Qu^i - e) - alpha u^i)_+)"
             )
 
     return call(A, d, nu, max_iter=k, tol=tol), judge
 
 
 def stopping_case(A, d, nu, tol):
-    """The case of check 2: lsvm_linear stopped by tol, with the iteration count of ksvm (one more or less)."""
+    """The case of check 2: lsvm_linear stopped by tol, with the iteration count of ksvm
+    (one more or less)."""
     (m, n), max_iter = A.shape, 5000
     where = place(m, n, nu)
 
@@ -181,8 +191,8 @@ def stopping_case(A, d, nu, tol):
         ref = reference(A, d, nu, max_iter, tol)
         if not (abs(it - ref.n_iter) <= 1):
             raise AssertionError(
-                f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same tol={tol:.0e} {where}: "
-                "stop as soon as ||u^(i+1) - u^i|| <= tol"
+                f"you made {it} iterations, ksvm.lsvm.lsvm_linear {ref.n_iter} with the same "
+                f"tol={tol:.0e} {where}: stop as soon as ||u^(i+1) - u^i|| <= tol"
             )
         agree(
             w,
@@ -213,7 +223,8 @@ def check_2(rng):
 
 
 def memory_case(rng):
-    """The case of check 3: a large problem, with a memory budget of a quarter of one m x m matrix."""
+    """The case of check 3: a large problem, with a memory budget of a quarter of one
+    m x m matrix."""
     m, n, nu, max_iter, tol = 3000, 4, some_nu(rng), int(rng.integers(2, 6)), 1e-8
     A, d = two_classes(rng, m, n)
     budget = m * m * 8 // 4
@@ -228,14 +239,15 @@ def memory_case(rng):
             )
             raise AssertionError(
                 f"lsvm_linear allocated {used} for m = {m} points in {n} dimensions: it forms an "
-                f"m x m matrix ({m * m * 8 / 1e6:.0f} MB each), such as D = np.diag(d), HH' or Q. Multiply by d "
-                "entry by entry and apply Q^{-1} by Sherman-Morrison-Woodbury"
+                f"m x m matrix ({m * m * 8 / 1e6:.0f} MB each), such as D = np.diag(d), HH' or Q. "
+                "Multiply by d entry by entry and apply Q^{-1} by Sherman-Morrison-Woodbury"
             )
         w, gamma, it = answer(outcome, n, where)  # raises what the call raised, if it did
         ref = reference(A, d, nu, max_iter, tol)
         if it != ref.n_iter:
             raise AssertionError(
-                f"with max_iter={max_iter} you report it={it}, ksvm.lsvm.lsvm_linear made {ref.n_iter} iterations {where}"
+                f"with max_iter={max_iter} you report it={it}, ksvm.lsvm.lsvm_linear made "
+                f"{ref.n_iter} iterations {where}"
             )
         agree(
             w,
@@ -252,7 +264,8 @@ def memory_case(rng):
 
 
 def agrees_case(A, d, nu, what):
-    """The case of check 3: (w, gamma) against ksvm, with ``what`` said of the data if they differ."""
+    """The case of check 3: (w, gamma) against ksvm, with ``what`` said of the data if they
+    differ."""
     (m, n), max_iter, tol = A.shape, 5000, 1e-10
     where = place(m, n, nu)
 
@@ -265,7 +278,8 @@ def agrees_case(A, d, nu, what):
             reference(A, d, nu, max_iter, tol),
             1e-6,
             lambda *error: (
-                f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(error):.2e} (relative) {where}"
+                f"with {what} (w, gamma) differs from ksvm.lsvm.lsvm_linear by {max(error):.2e} "
+                f"(relative) {where}"
             ),
         )
 

@@ -69,13 +69,14 @@ def explicit_case(X, y, degree):
             return
         if abs(got - (1.0 - expected)) <= 1e-9:
             raise AssertionError(
-                f"you returned theta_1 / (theta_1 + theta_2) = 1 - rho_1 {where}: (17) puts theta_2, the "
-                "negative class's ratio, in the numerator (class 1 is the positive class, label +1)"
+                f"you returned theta_1 / (theta_1 + theta_2) = 1 - rho_1 {where}: (17) puts "
+                "theta_2, the negative class's ratio, in the numerator (class 1 is the positive "
+                "class, label +1)"
             )
         if abs(got - rho1_variant(Phi, y, ddof=0)) <= 1e-9:
             raise AssertionError(
-                f"you divided the covariance by m instead of m - 1 {where}: the lemma has m^2 (m - 1) "
-                "in the denominator of mu' Sigma mu"
+                f"you divided the covariance by m instead of m - 1 {where}: the lemma has "
+                "m^2 (m - 1) in the denominator of mu' Sigma mu"
             )
         if abs(got - rho1_variant(Phi, y, power=1)) <= 1e-9:
             raise AssertionError(
@@ -89,8 +90,9 @@ def explicit_case(X, y, degree):
             <= 1e-9
         ):
             raise AssertionError(
-                f"your rho1 is right when the positive examples come first, and wrong when the examples are "
-                f"shuffled {where}: select the block of each class with y, K[np.ix_(y == s, y == s)]"
+                "your rho1 is right when the positive examples come first, and wrong when the "
+                f"examples are shuffled {where}: select the block of each class with y, "
+                "K[np.ix_(y == s, y == s)]"
             )
         raise AssertionError(f"rho1 = {got:.6f}, expected {expected:.6f} {where}")
 
@@ -98,14 +100,16 @@ def explicit_case(X, y, degree):
 
 
 def reference_case(K, y, where):
-    """A case: rho1(K, y) against ksvm.class_statistics.rho1, with ``where`` said of it if they differ."""
+    """A case: rho1(K, y) against ksvm.class_statistics.rho1, with ``where`` said of it if
+    they differ."""
     expected = reference_rho1(K, y)
 
     def judge(outcome):
         got = number(outcome.result, where)
         if not (abs(got - expected) <= 1e-9):
             raise AssertionError(
-                f"rho1 = {got:.6f}, expected {expected:.6f} ({where}, against ksvm.class_statistics.rho1)"
+                f"rho1 = {got:.6f}, expected {expected:.6f} ({where}, against "
+                "ksvm.class_statistics.rho1)"
             )
 
     return call(K, y), judge
@@ -152,8 +156,9 @@ def check_2(rng):
             got = number(outcome.result, name)
             if not (abs(got - expected) <= 1e-9):
                 raise AssertionError(
-                    f"with the examples ordered '{name}' rho1 = {got:.6f}, expected {expected:.6f}: select the "
-                    "block of each class with y, K[np.ix_(y == s, y == s)], and take class 1 to be the label +1"
+                    f"with the examples ordered '{name}' rho1 = {got:.6f}, expected "
+                    f"{expected:.6f}: select the block of each class with y, "
+                    "K[np.ix_(y == s, y == s)], and take class 1 to be the label +1"
                 )
 
         cases.append((call(K[np.ix_(p, p)], y[p]), judge))
@@ -162,7 +167,8 @@ def check_2(rng):
         got = number(outcome.result, "integer labels")
         if not (abs(got - expected) <= 1e-9):
             raise AssertionError(
-                f"with integer labels (an int array of -1 and 1) rho1 = {got:.6f}, expected {expected:.6f}"
+                f"with integer labels (an int array of -1 and 1) rho1 = {got:.6f}, expected "
+                f"{expected:.6f}"
             )
 
     cases.append((call(K, y.astype(int)), integer_labels))
@@ -183,7 +189,8 @@ def check_2(rng):
 
 
 def line(rng, m, r):
-    """m distinct positive multiples of the integer direction r: mean != 0, spread along the mean."""
+    """m distinct positive multiples of the integer direction r: mean != 0,
+    spread along the mean."""
     return rng.choice(np.arange(1, 9), size=m, replace=False)[:, None] * r
 
 
@@ -254,7 +261,8 @@ def check_3(rng):
             repeated(point),
             spread(),
             0.0,
-            "the positive class is one point repeated (mu_1' Sigma_1 mu_1 = 0, so theta_1 is infinite)",
+            "the positive class is one point repeated (mu_1' Sigma_1 mu_1 = 0, so theta_1 is "
+            "infinite)",
         ),
         expect(
             rng,

@@ -52,7 +52,8 @@ def problems(rng):
 
 
 def system_case(K, y, lam, where):
-    """The case of check 1: bordered_system(K, y, lam) against ksvm, with the common mistakes named."""
+    """The case of check 1: bordered_system(K, y, lam) against ksvm, with the common
+    mistakes named."""
     n = K.shape[0]
     if n == 1:  # ksvm refuses a single class; the system is [[K_11 + lam, 1], [1, 0]], [y_1, 0]
         A_ref, rhs_ref = np.array([[K[0, 0] + lam, 1.0], [1.0, 0.0]]), np.array([y[0], 0.0])
@@ -69,7 +70,8 @@ def system_case(K, y, lam, where):
             if close(A, K + lam * np.eye(n)):
                 raise AssertionError(
                     f"you returned K + lam*I without the border row and column {where}: A must be "
-                    f"(n+1) x (n+1) = {A_ref.shape}, with ones in the last row and column and 0 in the corner"
+                    f"(n+1) x (n+1) = {A_ref.shape}, with ones in the last row and column and 0 in "
+                    "the corner"
                 )
             raise AssertionError(
                 f"A has the shape {A.shape}, expected {A_ref.shape}: the border is missing {where}"
@@ -91,8 +93,8 @@ def system_case(K, y, lam, where):
             raise AssertionError(f"the top-left n x n block of A is wrong {where}: {hint}")
         if not (np.all(A[:n, n] == 1.0) and np.all(A[n, :n] == 1.0)):
             raise AssertionError(
-                f"the last column and the last row of A must be ones {where}: the column carries b in "
-                "(K + lam I) c + b 1 = y, the row is the equation 1'c = 0"
+                f"the last column and the last row of A must be ones {where}: the column carries b "
+                "in (K + lam I) c + b 1 = y, the row is the equation 1'c = 0"
             )
         if A[n, n] != 0.0:
             extra = (
@@ -114,7 +116,8 @@ def system_case(K, y, lam, where):
             )
         if not close(A, A_ref, tol=1e-15):
             raise AssertionError(
-                f"A differs from ksvm.rlsc.bordered_system by {relative_error(A, A_ref):.2e} {where}"
+                f"A differs from ksvm.rlsc.bordered_system by {relative_error(A, A_ref):.2e} "
+                f"{where}"
             )
 
     return call(K, y, lam), judge
@@ -143,21 +146,23 @@ def solution(outcome, n, where):
         b,
         n,
         ("c", "b"),
-        f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and b; "
-        "return c = solution[:n] and b = solution[n] separately",
+        f"c has n + 1 = {n + 1} entries {where}: the solution of the bordered system stacks c and "
+        "b; return c = solution[:n] and b = solution[n] separately",
         where=where,
         function="rlsc_solve",
     )
 
 
 def agrees(c, b, c_ref, b_ref, tol):
-    """Whether (c, b) is within ``tol`` of (c_ref, b_ref), relative to max(1, max |c_ref|, |b_ref|); and that scale."""
+    """Whether (c, b) is within ``tol`` of (c_ref, b_ref), relative to
+    max(1, max |c_ref|, |b_ref|); and that scale."""
     scale = max(1.0, float(np.abs(c_ref).max()), abs(b_ref))
     return bool(np.abs(c - c_ref).max() <= tol * scale and abs(b - b_ref) <= tol * scale), scale
 
 
 def solve_case(K, y, lam, where):
-    """The case of check 2: rlsc_solve(K, y, lam) against ksvm and against the optimality conditions."""
+    """The case of check 2: rlsc_solve(K, y, lam) against ksvm and against the optimality
+    conditions."""
     n = K.shape[0]
 
     def judge(outcome):
@@ -167,7 +172,8 @@ def solve_case(K, y, lam, where):
         c_ok = np.abs(c - ref.c).max() <= 1e-8 * scale
         if not c_ok and not (abs(c.sum()) <= 1e-8 * scale * n):
             raise AssertionError(
-                f"1'c = {c.sum():.3g}, not 0 {where}: the system you solved lacks the border row 1'c = 0"
+                f"1'c = {c.sum():.3g}, not 0 {where}: the system you solved lacks the border row "
+                "1'c = 0"
             )
         if c_ok and abs(b + ref.b) <= 1e-8 * scale and abs(ref.b) > 1e-6 * scale:
             raise AssertionError(f"b has the wrong sign {where}")
@@ -223,8 +229,8 @@ def direct_case(K, y, lam, what, where):
         ref = rlsc_direct(K, y, lam)
         if not agrees(c, b, ref.c, ref.b, 1e-6)[0]:
             raise AssertionError(
-                f"with {what} {where} (c, b) differs from ksvm.rlsc.rlsc_direct: "
-                f"b = {b:.6g} instead of {ref.b:.6g}, max |c - c_ref| = {np.abs(c - ref.c).max():.2e}"
+                f"with {what} {where} (c, b) differs from ksvm.rlsc.rlsc_direct: b = {b:.6g} "
+                f"instead of {ref.b:.6g}, max |c - c_ref| = {np.abs(c - ref.c).max():.2e}"
             )
 
     return call(K, y, lam), judge
@@ -241,8 +247,8 @@ def permuted_case(K, y, lam, p, where):
         ref = rlsc_direct(K, y, lam)  # of the problem before the permutation
         if not agrees(c, b, ref.c[p], ref.b, 1e-8)[0]:
             raise AssertionError(
-                f"permuting the examples (rows and columns of K, entries of y) must permute c and keep b {where}: "
-                "your answer for the permuted problem is not the permuted answer"
+                "permuting the examples (rows and columns of K, entries of y) must permute c and "
+                f"keep b {where}: your answer for the permuted problem is not the permuted answer"
             )
 
     return call(Kp, yp, lam), judge
@@ -282,7 +288,8 @@ def check_3(rng):
         )
     )
 
-    # A singular K (linear kernel, more points than features) and a small lam: K + lam I is still invertible.
+    # A singular K (linear kernel, more points than features) and a small lam: K + lam I is
+    # still invertible.
     n, rank = int(rng.integers(20, 40)), int(rng.integers(1, 4))
     K = linear_kernel(rng.normal(size=(n, rank)))
     lam = some_lam(rng, 3e-4, 3e-3)
