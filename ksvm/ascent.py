@@ -296,7 +296,8 @@ class GradientAscentSVC(BaseKernelClassifier):
 
     Parameters
     ----------
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel (:func:`ksvm.kernels.make_kernel`), 'rbf' by default.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
     degree : int >= 1, default=3
     coef0 : float, default=1.0
