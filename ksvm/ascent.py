@@ -236,22 +236,7 @@ def weighted_ascent(
         alpha = np.maximum(alpha, 0.0)  # entries clipped to 0 may hold -1e-17
     objective = dual_objective(alpha, K, y_pm)
     remaining = _remaining_gain(K, y_pm, alpha, pos, neg, eta)
-    if stop == "max_iter":
-        warnings.warn(
-            f"The weighted gradient ascent stopped at max_iter={max_iter} before "
-            f"|Q - Q_old| < tol={tol:g}; raise max_iter or rho (<= 1e-2 in the paper), or tol.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    elif nonnegative == "clip" and remaining > 1e-3 * max(1.0, abs(objective)):
-        warnings.warn(
-            f"The weighted gradient ascent stopped ({stop!r}) with Q = {objective:.6g}, but one "
-            f"SMO step could still raise Q by {remaining:.3g}: it has stalled short of the "
-            f"optimum. With rho_1 = {w1:.3g} != 0.5 the step (14) does not vanish where the "
-            "optimum is; use weight='equal' or a solver such as ksvm.smo.smo.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
+    _warn_if_short(stop, max_iter, tol, objective, remaining, w1, nonnegative == "clip")
     return AscentResult(
         alpha=alpha,
         objective=objective,
@@ -262,6 +247,27 @@ def weighted_ascent(
         remaining_gain=remaining,
         history=np.array(history) if return_history else None,
     )
+
+
+def _warn_if_short(stop, max_iter, tol, objective, remaining, w1, clipped):
+    """Warn the caller of :func:`weighted_ascent` if the run ended at ``max_iter``, or (with
+    the steps clipped at 0) short of the optimum by more than a relative 1e-3."""
+    if stop == "max_iter":
+        warnings.warn(
+            f"The weighted gradient ascent stopped at max_iter={max_iter} before "
+            f"|Q - Q_old| < tol={tol:g}; raise max_iter or rho (<= 1e-2 in the paper), or tol.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    elif clipped and remaining > 1e-3 * max(1.0, abs(objective)):
+        warnings.warn(
+            f"The weighted gradient ascent stopped ({stop!r}) with Q = {objective:.6g}, but one "
+            f"SMO step could still raise Q by {remaining:.3g}: it has stalled short of the "
+            f"optimum. With rho_1 = {w1:.3g} != 0.5 the step (14) does not vanish where the "
+            "optimum is; use weight='equal' or a solver such as ksvm.smo.smo.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
 def _remaining_gain(K, y, alpha, pos, neg, eta):
@@ -290,7 +296,8 @@ class GradientAscentSVC(BaseKernelClassifier):
 
     Parameters
     ----------
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel (:func:`ksvm.kernels.make_kernel`), 'rbf' by default.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
     degree : int >= 1, default=3
     coef0 : float, default=1.0

@@ -6,15 +6,15 @@ Python loop over pairs).  With ``Y=None`` the block is the square Gram matrix
 of ``X``.  The parameter names are scikit-learn's (:mod:`sklearn.metrics.pairwise`)
 wherever the two libraries compute the same function.
 
-=====================  =======================================  ====================
-function               k(x, z)                                   scikit-learn
-=====================  =======================================  ====================
-linear_kernel          x'z                                       same
-polynomial_kernel      (gamma x'z + coef0)^degree                same (other default gamma)
-rbf_kernel             exp(-gamma ||x - z||^2)                   same
-exponential_kernel     exp(-gamma ||x - z||)                     none (``laplacian_kernel`` uses the L1 norm)
-sigmoid_kernel         tanh(gamma x'z + coef0)                   same
-=====================  =======================================  ====================
+=====================  ============================  ====================
+function               k(x, z)                       scikit-learn
+=====================  ============================  ====================
+linear_kernel          x'z                           same
+polynomial_kernel      (gamma x'z + coef0)^degree    same (other default gamma)
+rbf_kernel             exp(-gamma ||x - z||^2)       same
+exponential_kernel     exp(-gamma ||x - z||)         none (``laplacian_kernel`` uses the L1 norm)
+sigmoid_kernel         tanh(gamma x'z + coef0)       same
+=====================  ============================  ====================
 
 The lecture notes write the polynomial kernel as ``(x'z + 1)^l`` and the
 Gaussian as ``exp(-||x - z||^2 / (2 sigma^2))``; these are ``degree=l,

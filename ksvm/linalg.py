@@ -203,7 +203,8 @@ def smw_solve(A, d, nu, factor, z):
     --------
     >>> A, d, z = np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 1.0])
     >>> H = d[:, None] * np.column_stack([A, -np.ones(2)])
-    >>> np.allclose(smw_solve(A, d, 1.0, smw_factor(A, 1.0), z), np.linalg.solve(np.eye(2) + H @ H.T, z))
+    >>> Q = np.eye(2) + H @ H.T
+    >>> np.allclose(smw_solve(A, d, 1.0, smw_factor(A, 1.0), z), np.linalg.solve(Q, z))
     True
     """
     dz = d * z

@@ -38,8 +38,8 @@ class KernelMeanClassifier(ExampleWeightsClassifier):
 
     Parameters
     ----------
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
-        The kernel; see :func:`ksvm.base.make_kernel`.
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel, 'rbf' by default; see :func:`ksvm.kernels.make_kernel`.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
         Kernel coefficient for 'poly', 'rbf', 'exponential' and 'sigmoid';
         see :func:`ksvm.base.resolve_gamma`.

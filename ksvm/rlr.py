@@ -540,7 +540,8 @@ class KernelLogisticRegression(ExampleWeightsClassifier):
     ----------
     lam : float > 0, default=1.0
         Rennie's ``lambda``; the penalty is ``lam/2 ||w||^2``.
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel (:func:`ksvm.kernels.make_kernel`), 'rbf' by default.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
     degree : int >= 1, default=3
     coef0 : float, default=1.0

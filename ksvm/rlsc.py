@@ -380,7 +380,8 @@ class RLSClassifier(ExampleWeightsClassifier):
     ----------
     lam : float > 0, default=1.0
         Rennie's ``lambda``, the weight of the penalty ``c'Kc = ||w||^2``.
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel (:func:`ksvm.kernels.make_kernel`), 'rbf' by default.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
     degree : int >= 1, default=3
     coef0 : float, default=1.0

@@ -422,14 +422,16 @@ class SoftMarginSVC(BaseKernelClassifier):
     Minimises ``1/2 ||w||^2 + C sum_i xi_i`` subject to
     ``y_i (w'Phi(x_i) + b) >= 1 - xi_i``, ``xi_i >= 0``, through the dual,
     solved by :func:`smo` on the Gram matrix or, for large problems, by
-    :func:`smo_rows` on kernel rows computed on demand (see ``solver``).  The decision function uses the support vectors
-    alone: ``f(x) = sum_{i in support} lambda_i y_i k(x_i, x) + b``.
+    :func:`smo_rows` on kernel rows computed on demand (see ``solver``).  The
+    decision function uses the support vectors alone:
+    ``f(x) = sum_{i in support} lambda_i y_i k(x_i, x) + b``.
 
     Parameters
     ----------
     C : float > 0 or numpy.inf, default=1.0
         Weight of the training errors; ``numpy.inf`` is the hard margin.
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel (:func:`ksvm.kernels.make_kernel`), 'rbf' by default.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
     degree : int >= 1, default=3
     coef0 : float, default=1.0

@@ -242,16 +242,19 @@ class Explorer:
         page = (
             f'<figure class="ksvm-explorer" id="{key}" style="margin:1em 0">'
             f'<img src="{images[first]}" alt="{html.escape(self.caption)}" style="max-width:100%">'
-            f'<div class="ksvm-explorer-numbers" style="font-family:monospace;font-size:0.85em">{texts[first]}</div>'
+            '<div class="ksvm-explorer-numbers" style="font-family:monospace;font-size:0.85em">'
+            f"{texts[first]}</div>"
             + "".join(rows)
-            + f'<figcaption style="font-size:0.9em;color:#555">{html.escape(self.caption)}</figcaption>'
+            + '<figcaption style="font-size:0.9em;color:#555">'
+            f"{html.escape(self.caption)}</figcaption>"
             f'<script type="application/json" class="ksvm-explorer-data">'
             f"{json.dumps({'images': images, 'texts': texts, 'sizes': sizes})}</script>"
             "<script>(function(){"
             f'var root=document.getElementById("{key}");'
             'var data=JSON.parse(root.querySelector(".ksvm-explorer-data").textContent);'
             'var inputs=root.querySelectorAll("input[type=range]");'
-            "function show(){var k=0;inputs.forEach(function(s,i){k=k*data.sizes[i]+Number(s.value);"
+            "function show(){var k=0;"
+            "inputs.forEach(function(s,i){k=k*data.sizes[i]+Number(s.value);"
             "s.nextElementSibling.textContent=JSON.parse(s.dataset.labels)[Number(s.value)];});"
             'root.querySelector("img").src=data.images[k];'
             'root.querySelector(".ksvm-explorer-numbers").innerHTML=data.texts[k];}'

@@ -269,6 +269,55 @@ def _free_gram_block(a, d, free):
     return (), _augmented_gram(a, d, keep=free)
 
 
+def _newton_u_pass(X, dd, free, u_prev, HtH_F, Hte_F, *, nu):
+    """One pass over ``X`` for ``u`` on the free set ``F`` (0 elsewhere), from the sums
+    ``H_F'H_F`` and ``H_F'e``: returns ``u`` (persisted), ``H'u``, ``||u - u_prev||``
+    (``||u||`` at the first step) and the largest entry of ``u``."""
+    n = X.shape[1]
+    p = None
+    if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
+        p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)
+    arrays = [X, dd, free] + ([u_prev] if u_prev is not None else [])
+    block = _newton_u_block if u_prev is not None else _newton_first_block
+    (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)
+    u, sums, top = _persist(u, sums, top)
+    sums, top = dask.compute(sums, top)
+    return u, sums[: n + 1], float(np.sqrt(sums[n + 1])), float(top[0])
+
+
+def _newton_sign_pass(X, dd, free, u, index, c, *, nu, threshold):
+    """One pass over ``X`` for the signs of ``u`` and ``Qu - e`` (``c = H'u``): returns the
+    next free set (persisted), the count of indices on the wrong side, the largest of
+    them, the next free set's ``H_F'H_F`` and ``H_F'e``, and ``H' max(u, 0)``."""
+    n = X.shape[1]
+    (next_free,), sums, last = _per_block(
+        _newton_sign_block,
+        [X, dd, free, u, index],
+        1 + (n + 1) ** 2 + 2 * (n + 1),
+        1,
+        row_dtypes=(bool,),
+        n_max=1,
+        c=c,
+        nu=nu,
+        threshold=threshold,
+    )
+    next_free, sums, last = _persist(next_free, sums, last)
+    sums, last = dask.compute(sums, last)
+    HtH_next, Hte_next = _unpack_gram(sums[1:], n, check=False)
+    Htu_plus = sums[1 + (n + 1) ** 2 + n + 1 :]
+    return next_free, int(sums[0]), int(last[0]), HtH_next, Hte_next, Htu_plus
+
+
+def _murty_pass(X, dd, next_free):
+    """One pass over ``X`` for the sums ``H_F'H_F`` and ``H_F'e`` of a free set that a single
+    pivot made: returns the free set (persisted) and the two sums."""
+    n = X.shape[1]
+    next_free = _persist(next_free)[0]
+    (), sums = _per_block(_free_gram_block, [X, dd, next_free], (n + 1) ** 2 + n + 1, 0)
+    HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
+    return next_free, HtH_next, Hte_next
+
+
 def lsvm_linear_newton(
     X,
     y,
@@ -347,48 +396,24 @@ def lsvm_linear_newton(
     history = []
     pivoting = _Pivoting(m, patience)
     it, opt, converged = 0, np.inf, False
-    n_sums = 1 + (n + 1) ** 2 + 2 * (n + 1)
     while it < max_iter:
-        p = None
-        if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
-            p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)
-        arrays = [X, dd, free] + ([u] if u is not None else [])
-        block = _newton_u_block if u is not None else _newton_first_block
-        (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)
-        u, sums, top = _persist(u, sums, top)
-        sums, top = dask.compute(sums, top)
+        u, c, opt, umax = _newton_u_pass(X, dd, free, u, HtH_F, Hte_F, nu=nu)
         passes += 1
-        c, opt, umax = sums[: n + 1], float(np.sqrt(sums[n + 1])), float(top[0])
         it += 1
         _report(callback, passes, it, opt)
         if return_history:
             history.append(opt)
         threshold = tol * max(1.0, umax)
-        (next_free,), sums, last = _per_block(
-            _newton_sign_block,
-            [X, dd, free, u, index],
-            n_sums,
-            1,
-            row_dtypes=(bool,),
-            n_max=1,
-            c=c,
-            nu=nu,
-            threshold=threshold,
+        next_free, count, last, HtH_next, Hte_next, Htu_plus = _newton_sign_pass(
+            X, dd, free, u, index, c, nu=nu, threshold=threshold
         )
-        next_free, sums, last = _persist(next_free, sums, last)
-        sums, last = dask.compute(sums, last)
         passes += 1
         _report(callback, passes, it, opt)
-        count, last = int(sums[0]), int(last[0])
-        HtH_next, Hte_next = _unpack_gram(sums[1:], n, check=False)
-        Htu_plus = sums[1 + (n + 1) ** 2 + n + 1 :]
         if count == 0:
             converged = True
             break
         if not pivoting.block_step(count):  # Murty's single pivot on the largest wrong index
-            next_free = _persist(free ^ (index == last))[0]
-            (), sums = _per_block(_free_gram_block, [X, dd, next_free], (n + 1) ** 2 + n + 1, 0)
-            HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
+            next_free, HtH_next, Hte_next = _murty_pass(X, dd, free ^ (index == last))
             passes += 1
             _report(callback, passes, it, opt)
         free, HtH_F, Hte_F = next_free, HtH_next, Hte_next

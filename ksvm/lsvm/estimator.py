@@ -35,10 +35,10 @@ class LagrangianSVC(BaseKernelClassifier):
     ----------
     nu : float > 0 or None, default=None
         Weight of the squared slacks; None means ``1 / n_samples``.
-    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable, default='linear'
-        Applied to the augmented points ``[x, -1]``.  With 'precomputed',
-        ``fit`` takes ``K(G, G')`` and ``decision_function`` the block
-        ``K([X -e], G')``.
+    kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
+        The kernel, 'linear' by default, applied to the augmented points
+        ``[x, -1]``.  With 'precomputed', ``fit`` takes ``K(G, G')`` and
+        ``decision_function`` the block ``K([X -e], G')``.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
         'scale' and 'auto' are resolved on ``X`` for the distance kernels ('rbf',
         'exponential'), whose values the appended -1 does not change, so that

@@ -31,6 +31,59 @@ def _quiet_ascent(K, y, **kwargs):
         return weighted_ascent(K, y, **kwargs)
 
 
+def _ascent_runs(K, y, rhos, iterations, weight):
+    """What every frame shares: one full run per ``rho`` (with its trace of ``Q``), and
+    ``alpha`` after ``k`` iterations for each ``(rho, k)`` (the run's end if it ends first)."""
+    runs = {rho: _quiet_ascent(K, y, rho=rho, weight=weight, return_history=True) for rho in rhos}
+    alphas = {}
+    for rho, run in runs.items():
+        for k in iterations:
+            if k >= run.n_iter:
+                alphas[rho, k] = run.alpha
+            else:
+                alphas[rho, k] = _quiet_ascent(
+                    K, y, rho=rho, weight=weight, max_iter=k, check_separable=False
+                ).alpha
+    return runs, alphas
+
+
+def _draw_trace(ax, run, rho, shown, q_star, *, xlim, ylim):
+    """The left panel: ``Q`` along the run (faint) and up to iteration ``shown``, against
+    the optimum ``q_star``, on a log scale of iterations."""
+    q = run.history[shown]
+    steps = np.arange(len(run.history))
+    ax.plot(steps + 1, run.history, color="0.8", lw=1)  # the whole run, faint
+    ax.plot(steps[: shown + 1] + 1, run.history[: shown + 1], color="tab:blue", lw=1.5)
+    ax.plot([shown + 1], [q], "o", color="tab:blue", ms=5)
+    ax.axhline(q_star, color="k", ls="--", lw=1, label=f"$-\\Psi^* = {q_star:.3f}$ (SMO)")
+    ax.set_xscale("log")
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_xlabel("iteration $t$ + 1", fontsize=9)
+    ax.set_ylabel(r"$-\Psi(\alpha^{(t)})$", fontsize=9)
+    ax.set_title(rf"$\eta = {rho:g}$: {run.n_iter} iterations, stop '{run.stop}'", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=8, loc="lower right")
+
+
+def _draw_multipliers(ax, X, y, alpha, scale, shown):
+    """The right panel: the data, each point with ``alpha_i > 0`` ringed by a circle of area
+    ``scale * alpha_i``."""
+    plot_classes(ax, X, y, size=4, legend=False)
+    on = alpha > 0
+    ax.scatter(
+        X[on, 0],
+        X[on, 1],
+        s=scale * alpha[on],
+        facecolors="none",
+        edgecolors=[CLASS_COLORS[int(c)] for c in y[on]],
+        linewidths=1.2,
+    )
+    ax.set_title(rf"$\alpha$ after {shown} iterations (circle area)", fontsize=9)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
 def make_ascent_explorer(
     X=None,
     y=None,
@@ -94,52 +147,18 @@ def make_ascent_explorer(
     optimum = smo(K, y, np.inf, tol=1e-9)
     q_star = float(optimum.objective)
 
-    # Shared by every frame: one full run per rho (its trace of Q), and alpha after k steps.
-    runs = {rho: _quiet_ascent(K, y, rho=rho, weight=weight, return_history=True) for rho in rhos}
-    alphas = {}
-    for rho, run in runs.items():
-        for k in iterations:
-            if k >= run.n_iter:
-                alphas[rho, k] = run.alpha
-            else:
-                alphas[rho, k] = _quiet_ascent(
-                    K, y, rho=rho, weight=weight, max_iter=k, check_separable=False
-                ).alpha
+    runs, alphas = _ascent_runs(K, y, rhos, iterations, weight)
     scale = 250.0 / optimum.alpha.max()  # marker area per unit of alpha, the same in every frame
     top = max(q_star, max(float(r.history.max()) for r in runs.values()))
+    xlim, ylim = (1, 1.2 * (max(iterations) + 1)), (0, 1.08 * top)  # the same in every frame
 
     def draw(fig, rho, k):
         run = runs[rho]
         shown = min(k, run.n_iter)
         q = run.history[shown]
         ax, ax_data = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.2, 1.0]})
-        steps = np.arange(len(run.history))
-        ax.plot(steps + 1, run.history, color="0.8", lw=1)  # the whole run, faint
-        ax.plot(steps[: shown + 1] + 1, run.history[: shown + 1], color="tab:blue", lw=1.5)
-        ax.plot([shown + 1], [q], "o", color="tab:blue", ms=5)
-        ax.axhline(q_star, color="k", ls="--", lw=1, label=f"$-\\Psi^* = {q_star:.3f}$ (SMO)")
-        ax.set_xscale("log")
-        ax.set_xlim(1, 1.2 * (max(iterations) + 1))
-        ax.set_ylim(0, 1.08 * top)
-        ax.set_xlabel("iteration $t$ + 1", fontsize=9)
-        ax.set_ylabel(r"$-\Psi(\alpha^{(t)})$", fontsize=9)
-        ax.set_title(rf"$\eta = {rho:g}$: {run.n_iter} iterations, stop '{run.stop}'", fontsize=9)
-        ax.tick_params(labelsize=8)
-        ax.legend(fontsize=8, loc="lower right")
-        alpha = alphas[rho, k]
-        plot_classes(ax_data, X, y, size=4, legend=False)
-        on = alpha > 0
-        ax_data.scatter(
-            X[on, 0],
-            X[on, 1],
-            s=scale * alpha[on],
-            facecolors="none",
-            edgecolors=[CLASS_COLORS[int(c)] for c in y[on]],
-            linewidths=1.2,
-        )
-        ax_data.set_title(rf"$\alpha$ after {shown} iterations (circle area)", fontsize=9)
-        ax_data.set_xticks([])
-        ax_data.set_yticks([])
+        _draw_trace(ax, run, rho, shown, q_star, xlim=xlim, ylim=ylim)
+        _draw_multipliers(ax_data, X, y, alphas[rho, k], scale, shown)
         fig.tight_layout()
         return {
             "rho": rho,
@@ -154,9 +173,9 @@ def make_ascent_explorer(
         {"rho": rhos, "k": iterations},
         start={"rho": rhos[0], "k": iterations[0]},
         stepper="k",
-        caption="Move rho, the learning rate eta: a larger step reaches the optimum (dashed) in fewer "
-        "iterations, until at eta = 2 the run stops short of it; step through k to watch alpha "
-        "gather on a few support vectors.",
+        caption="Move rho, the learning rate eta: a larger step reaches the optimum (dashed) in "
+        "fewer iterations, until at eta = 2 the run stops short of it; step through k to watch "
+        "alpha gather on a few support vectors.",
     )
     explorer.runs, explorer.q_star, explorer.alphas = runs, q_star, alphas
     return explorer

@@ -30,6 +30,52 @@ FEATURE_MAPS = {"random Fourier": RandomFourierFeatures, "Nystroem": NystroemFea
 _COLORS = {"random Fourier": "tab:purple", "Nystroem": "tab:green"}
 
 
+def _fit_feature_maps(X, y, Ds, *, gamma, nu, random_state):
+    """What every frame shares: for each map and each ``D``, the fitted map, Code 2 on its
+    features and the training accuracy (``fitted[name, D]``), and the relative Gram errors
+    ``||Phi Phi' - K||_F / ||K||_F`` (``errors[name]``, in the order of ``Ds``)."""
+    K = rbf_kernel(X, gamma=gamma)
+    norm_K = np.linalg.norm(K)
+    fitted, errors = {}, {name: [] for name in FEATURE_MAPS}
+    for name, make in FEATURE_MAPS.items():
+        for D in Ds:
+            fmap = make(n_components=D, gamma=gamma, random_state=random_state).fit(X)
+            Phi = fmap.transform(X)
+            errors[name].append(float(np.linalg.norm(Phi @ Phi.T - K) / norm_K))
+            with warnings.catch_warnings():  # a capped run still draws its boundary
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                r = lsvm_linear(Phi, y, nu=nu, max_iter=5000)
+            accuracy = float(np.mean(np.where(Phi @ r.w + r.b >= 0, 1, -1) == y))
+            fitted[name, D] = (fmap, r, accuracy)
+    return fitted, errors
+
+
+def _draw_gram_errors(ax, Ds, errors, D, method):
+    """The right panel: the Gram error of both maps against ``D`` (log-log), the current
+    ``D`` and ``method`` ringed."""
+    floor = 1e-3  # below it the error is drawn on the axis: Nystroem is exact at D = n
+    for name, errs in errors.items():
+        ax.loglog(Ds, np.maximum(errs, floor), "o-", ms=3, color=_COLORS[name], label=name)
+    k = Ds.index(D)
+    ax.plot([D], [max(errors[method][k], floor)], "o", ms=10, mfc="none", mec="k", mew=1.5)
+    ax.axvline(D, color="k", lw=0.6, ls=":")
+    ax.set_ylim(0.7 * floor, 5.0)
+    if errors["Nystroem"][-1] < floor:
+        ax.annotate(
+            "exact",
+            (Ds[-1], floor),
+            xytext=(-9, -1),
+            textcoords="offset points",
+            ha="right",
+            fontsize=8,
+            color=_COLORS["Nystroem"],
+        )
+    ax.set_xlabel("D (number of features)", fontsize=9)
+    ax.set_ylabel(r"$\|\tilde K - K\|_F \,/\, \|K\|_F$", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=8, loc="lower left")
+
+
 def make_features_explorer(
     X=None,
     y=None,
@@ -89,21 +135,7 @@ def make_features_explorer(
     Ds = [int(D) for D in Ds]
     if max(Ds) > len(y):
         raise ValueError(f"D = {max(Ds)} exceeds the {len(y)} points (Nystroem needs D <= n).")
-    K = rbf_kernel(X, gamma=gamma)
-    norm_K = np.linalg.norm(K)
-
-    # Shared by every frame: the features, their Gram error, and Code 2 on them.
-    fitted, errors = {}, {name: [] for name in FEATURE_MAPS}
-    for name, make in FEATURE_MAPS.items():
-        for D in Ds:
-            fmap = make(n_components=D, gamma=gamma, random_state=random_state).fit(X)
-            Phi = fmap.transform(X)
-            errors[name].append(float(np.linalg.norm(Phi @ Phi.T - K) / norm_K))
-            with warnings.catch_warnings():  # a capped run still draws its boundary
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                r = lsvm_linear(Phi, y, nu=nu, max_iter=5000)
-            accuracy = float(np.mean(np.where(Phi @ r.w + r.b >= 0, 1, -1) == y))
-            fitted[name, D] = (fmap, r, accuracy)
+    fitted, errors = _fit_feature_maps(X, y, Ds, gamma=gamma, nu=nu, random_state=random_state)
 
     def draw(fig, D, method):
         fmap, r, accuracy = fitted[method, D]
@@ -114,32 +146,12 @@ def make_features_explorer(
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_aspect("equal")
-        floor = 1e-3  # below it the error is drawn on the axis: Nystroem is exact at D = n
-        for name, errs in errors.items():
-            ax_err.loglog(Ds, np.maximum(errs, floor), "o-", ms=3, color=_COLORS[name], label=name)
-        k = Ds.index(D)
-        ax_err.plot([D], [max(errors[method][k], floor)], "o", ms=10, mfc="none", mec="k", mew=1.5)
-        ax_err.axvline(D, color="k", lw=0.6, ls=":")
-        ax_err.set_ylim(0.7 * floor, 5.0)
-        if errors["Nystroem"][-1] < floor:
-            ax_err.annotate(
-                "exact",
-                (Ds[-1], floor),
-                xytext=(-9, -1),
-                textcoords="offset points",
-                ha="right",
-                fontsize=8,
-                color=_COLORS["Nystroem"],
-            )
-        ax_err.set_xlabel("D (number of features)", fontsize=9)
-        ax_err.set_ylabel(r"$\|\tilde K - K\|_F \,/\, \|K\|_F$", fontsize=9)
-        ax_err.tick_params(labelsize=8)
-        ax_err.legend(fontsize=8, loc="lower left")
+        _draw_gram_errors(ax_err, Ds, errors, D, method)
         fig.tight_layout()
         return {
             "D": D,
             "method": method,
-            "Gram error": round(errors[method][k], 4),
+            "Gram error": round(errors[method][Ds.index(D)], 4),
             "training accuracy": round(accuracy, 4),
         }
 

@@ -102,6 +102,59 @@ def _plane_in_box(w, b, lo, hi):
     return P[np.argsort(np.arctan2((P - centre) @ v, (P - centre) @ u))]
 
 
+def _hard_margin_in_feature_space(X, y, Phi):
+    """The hard-margin SVM with the kernel ``(x'z)^2`` and its plane ``w'phi + b = 0``
+    in the feature space of ``Phi = quadratic_map(X)``: ``(svm, w, b)``."""
+    svm = SoftMarginSVC(C=np.inf, kernel="poly", degree=2, gamma=1.0, coef0=0.0, tol=1e-6).fit(X, y)
+    w = Phi[svm.support_].T @ svm.dual_coef_[0]  # w = sum lambda_i y_i phi(x_i)
+    return svm, w, float(svm.intercept_[0])
+
+
+def _draw_input_plane(ax, X, y, w, b, support):
+    """The left panel: the data in R^2 and the levels -1/0/+1 of ``w'phi(x) + b``."""
+    plot_decision(ax, lambda Z: quadratic_map(Z) @ w + b, X, resolution=100)
+    plot_classes(ax, X, y, support=support, size=12, legend=False)
+    ax.set_aspect("equal")
+    ax.set_title("$\\mathbb{R}^2$: a circle", fontsize="small")
+    ax.tick_params(labelsize="x-small")
+
+
+_FEATURE_NAMES = ("$x_1^2$", "$\\sqrt{2}\\,x_1x_2$", "$x_2^2$")
+
+
+def _draw_feature_space(ax, Phi, y, support, polygon, box):
+    """The right panel (3-d axes): the mapped points, the support vectors ringed, and the
+    plane's ``polygon`` in the ``box = (lo, hi)`` of the points; the view is left to set."""
+    lo, hi = box
+    if len(polygon) >= 3:
+        ax.add_collection3d(
+            Poly3DCollection([polygon], facecolors="0.6", edgecolors="0.3", alpha=0.35)
+        )
+    for label in (1, -1):
+        on = y == label
+        ax.scatter(*Phi[on].T, s=10, c=CLASS_COLORS[label], depthshade=False)
+    ax.scatter(
+        *Phi[support].T,
+        s=40,
+        facecolors="none",
+        edgecolors="k",
+        linewidths=0.7,
+        depthshade=False,
+    )
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_zlim(lo[2], hi[2])
+    for setter, name in zip(
+        (ax.set_xlabel, ax.set_ylabel, ax.set_zlabel), _FEATURE_NAMES, strict=True
+    ):
+        setter(name, fontsize="small", labelpad=-12)
+    ax.set_xticklabels([])
+    ax.set_yticklabels([])
+    ax.set_zticklabels([])
+    ax.grid(False)
+    ax.set_title("$\\mathbb{R}^3$: a plane", fontsize="small")
+
+
 def make_feature_space_explorer(X=None, y=None, *, azimuths=None, elevations=(10, 30, 60)):
     """The data mapped to R^3 by ``phi`` with the separating plane, turnable.
 
@@ -150,9 +203,7 @@ def make_feature_space_explorer(X=None, y=None, *, azimuths=None, elevations=(10
     y = np.asarray(y)
     Phi = quadratic_map(X)
     azimuths = list(range(0, 360, 30)) if azimuths is None else list(azimuths)
-    svm = SoftMarginSVC(C=np.inf, kernel="poly", degree=2, gamma=1.0, coef0=0.0, tol=1e-6).fit(X, y)
-    w = Phi[svm.support_].T @ svm.dual_coef_[0]  # w = sum lambda_i y_i phi(x_i)
-    b = float(svm.intercept_[0])
+    svm, w, b = _hard_margin_in_feature_space(X, y, Phi)
     f = Phi @ w + b
     errors = int(np.sum(np.sign(f) != y))
     kernel_error = float(np.max(np.abs(Phi @ Phi.T - (X @ X.T) ** 2)))
@@ -160,44 +211,13 @@ def make_feature_space_explorer(X=None, y=None, *, azimuths=None, elevations=(10
     polygon = _plane_in_box(w, b, lo, hi)
     support = np.zeros(len(y), dtype=bool)
     support[svm.support_] = True
-    names = ["$x_1^2$", "$\\sqrt{2}\\,x_1x_2$", "$x_2^2$"]
 
     def draw(fig, azimuth, elevation):
         ax0 = fig.add_subplot(1, 2, 1)
         ax1 = fig.add_subplot(1, 2, 2, projection="3d")
-        plot_decision(ax0, lambda Z: quadratic_map(Z) @ w + b, X, resolution=100)
-        plot_classes(ax0, X, y, support=support, size=12, legend=False)
-        ax0.set_aspect("equal")
-        ax0.set_title("$\\mathbb{R}^2$: a circle", fontsize="small")
-        ax0.tick_params(labelsize="x-small")
-        if len(polygon) >= 3:
-            ax1.add_collection3d(
-                Poly3DCollection([polygon], facecolors="0.6", edgecolors="0.3", alpha=0.35)
-            )
-        for label in (1, -1):
-            on = y == label
-            ax1.scatter(*Phi[on].T, s=10, c=CLASS_COLORS[label], depthshade=False)
-        ax1.scatter(
-            *Phi[support].T,
-            s=40,
-            facecolors="none",
-            edgecolors="k",
-            linewidths=0.7,
-            depthshade=False,
-        )
-        ax1.set_xlim(lo[0], hi[0])
-        ax1.set_ylim(lo[1], hi[1])
-        ax1.set_zlim(lo[2], hi[2])
-        for setter, name in zip(
-            (ax1.set_xlabel, ax1.set_ylabel, ax1.set_zlabel), names, strict=True
-        ):
-            setter(name, fontsize="small", labelpad=-12)
-        ax1.set_xticklabels([])
-        ax1.set_yticklabels([])
-        ax1.set_zticklabels([])
-        ax1.grid(False)
+        _draw_input_plane(ax0, X, y, w, b, support)
+        _draw_feature_space(ax1, Phi, y, support, polygon, (lo, hi))
         ax1.view_init(elev=elevation, azim=azimuth)
-        ax1.set_title("$\\mathbb{R}^3$: a plane", fontsize="small")
         fig.subplots_adjust(left=0.06, right=0.98, bottom=0.08, top=0.92, wspace=0.1)
         return {
             "w1": round(float(w[0]), 3),

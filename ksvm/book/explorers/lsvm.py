@@ -76,6 +76,67 @@ def _rates(U, H, nu, eta, n_last):
     return steps, objective, bound, observed, rho, q_min, r
 
 
+def _points_in_the_plane(X, y):
+    """``X`` and ``y`` as arrays, the default problem if both are None, or a ValueError."""
+    if (X is None) != (y is None):
+        raise ValueError("give both the points X and their labels y, or neither.")
+    if X is None:
+        X, y = make_noisy_2d(40, flip=0.1, seed=1234)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(
+            f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}."
+        )
+    return X, y
+
+
+def _draw_iterate_plane(ax, X, dd, u, w, b, i):
+    """The first panel: the data, the plane ``x'w + b = 0`` of ``u = u^i`` and its levels
+    -1/0/+1, the points with ``u_j < 0`` crossed; returns which ``u_j`` are below 0."""
+    if np.any(w != 0.0):
+        plot_decision(ax, lambda Z: Z @ w + b, X, resolution=120)
+    neg = u < 0
+    plot_classes(ax, X, np.where(dd > 0, 1, -1), legend=False)
+    if neg.any():
+        ax.scatter(*X[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
+        ax.legend(loc="lower left", fontsize="x-small", framealpha=0.85)
+    ax.set_title(f"plane $w^\\top x + b = 0$ of $\\alpha^{{({i})}}$", fontsize="small")
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_aspect("equal")
+    ax.tick_params(labelsize="small")
+    return neg
+
+
+def _draw_step_sizes(ax, i, idx, steps, bound, observed, *, rho, r, tol, ylim):
+    """The second panel: ``||u^{t+1} - u^t||`` up to ``t = i`` against the theorem's bound
+    (factor ``rho``), the observed rate ``r`` and the tolerance, on a log scale."""
+    ax.semilogy(idx, steps[: len(idx)], color="0.8", lw=1)
+    ax.semilogy(
+        idx[: i + 1],
+        steps[: i + 1],
+        color="tab:blue",
+        lw=1.5,
+        label="$\\|\\alpha^{(t+1)}-\\alpha^{(t)}\\|$",
+    )
+    ax.plot([i], [steps[i]], "o", color="tab:blue", ms=5)
+    ax.semilogy(
+        idx,
+        bound,
+        color="tab:orange",
+        ls="--",
+        lw=1,
+        label=f"bound $\\propto\\Gamma^t$, $\\Gamma={rho:.3f}$",
+    )
+    ax.semilogy(idx, observed, color="tab:green", ls=":", lw=1.2, label=f"observed rate {r:.2f}")
+    ax.axhline(tol, color="0.5", lw=0.8, ls="-.", label=f"tol = {tol:g}")
+    ax.set_ylim(*ylim)
+    ax.set_xlabel("iteration $t$")
+    ax.legend(fontsize="x-small", loc="lower left")
+    ax.tick_params(labelsize="small")
+
+
 def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=60):
     """A stepper through the LSVM iteration (15) as Code 2 runs it, in the plane.
 
@@ -128,16 +189,7 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     >>> ex.params["i"][:3], ex.stepper
     ([0, 1, 2], 'i')
     """
-    if (X is None) != (y is None):
-        raise ValueError("give both the points X and their labels y, or neither.")
-    if X is None:
-        X, y = make_noisy_2d(40, flip=0.1, seed=1234)
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(
-            f"the stepper draws points in the plane: X must have shape (n, 2), got {X.shape}."
-        )
+    X, y = _points_in_the_plane(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter may cut the run short
         final = lsvm_linear(X, y, nu=nu, eta=eta, tol=tol, max_iter=max_iter)
@@ -154,49 +206,12 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     W, offsets = planes[:, :2], -planes[:, 2]
     steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, eta_, n_last)
     idx = np.arange(n_last + 1)
-    lo = min(steps.min(), tol) / 3.0
-    hi = max(bound.max(), steps.max()) * 3.0
+    ylim = (min(steps.min(), tol) / 3.0, max(bound.max(), steps.max()) * 3.0)
 
     def draw(fig, i):
         ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.15]})
-        w, b = W[i], offsets[i]
-        if np.any(w != 0.0):
-            plot_decision(ax0, lambda Z: Z @ w + b, X, resolution=120)
-        neg = U[i] < 0
-        plot_classes(ax0, X, np.where(dd > 0, 1, -1), legend=False)
-        if neg.any():
-            ax0.scatter(*X[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
-            ax0.legend(loc="lower left", fontsize="x-small", framealpha=0.85)
-        ax0.set_title(f"plane $w^\\top x + b = 0$ of $\\alpha^{{({i})}}$", fontsize="small")
-        ax0.set_xlabel("$x_1$")
-        ax0.set_ylabel("$x_2$")
-        ax0.set_aspect("equal")
-        ax1.semilogy(idx, steps[: n_last + 1], color="0.8", lw=1)
-        ax1.semilogy(
-            idx[: i + 1],
-            steps[: i + 1],
-            color="tab:blue",
-            lw=1.5,
-            label="$\\|\\alpha^{(t+1)}-\\alpha^{(t)}\\|$",
-        )
-        ax1.plot([i], [steps[i]], "o", color="tab:blue", ms=5)
-        ax1.semilogy(
-            idx,
-            bound,
-            color="tab:orange",
-            ls="--",
-            lw=1,
-            label=f"bound $\\propto\\Gamma^t$, $\\Gamma={rho:.3f}$",
-        )
-        ax1.semilogy(
-            idx, observed, color="tab:green", ls=":", lw=1.2, label=f"observed rate {r:.2f}"
-        )
-        ax1.axhline(tol, color="0.5", lw=0.8, ls="-.", label=f"tol = {tol:g}")
-        ax1.set_ylim(lo, hi)
-        ax1.set_xlabel("iteration $t$")
-        ax1.legend(fontsize="x-small", loc="lower left")
-        ax1.tick_params(labelsize="small")
-        ax0.tick_params(labelsize="small")
+        neg = _draw_iterate_plane(ax0, X, dd, U[i], W[i], offsets[i], i)
+        _draw_step_sizes(ax1, i, idx, steps, bound, observed, rho=rho, r=r, tol=tol, ylim=ylim)
         fig.tight_layout()
         return {
             "i": int(i),

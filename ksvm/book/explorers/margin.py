@@ -176,8 +176,8 @@ def make_soft_margin_explorer(
     start=None,
     truth=None,
     resolution=100,
-    caption="Watch the margin narrow and the support vectors and margin violators thin out as C grows; "
-    "as gamma grows the boundary bends around single points.",
+    caption="Watch the margin narrow and the support vectors and margin violators thin out as C "
+    "grows; as gamma grows the boundary bends around single points.",
 ):
     """An explorer of the Gaussian-kernel soft margin over a grid of C and gamma.
 
@@ -393,6 +393,59 @@ def _span(values):
     return lo - margin, hi + margin
 
 
+def _mark_pair_step(ax, X, path, k):
+    """Ring the pair that step ``k`` of ``path`` moved and title the panel with the move
+    (at ``k = 0``, no pair: the start)."""
+    state = path[k]
+    if state.pair is None:
+        ax.set_title("t = 0: all $\\alpha_i = 0$", fontsize=10)
+        return
+    i, j = state.pair
+    ax.scatter(
+        X[[i, j], 0],
+        X[[i, j], 1],
+        s=150,
+        facecolors="none",
+        edgecolors="gold",
+        linewidths=2.2,
+    )
+    for m, name in ((i, "i"), (j, "j")):
+        ax.annotate(
+            name,
+            X[m],
+            xytext=(6, 4),
+            textcoords="offset points",
+            fontsize=11,
+            weight="bold",
+        )
+    before = path[k - 1].alpha
+    ax.set_title(
+        f"step {k}: $\\alpha_i$ {before[i]:.3g}$\\to${state.alpha[i]:.3g}, "
+        f"$\\alpha_j$ {before[j]:.3g}$\\to${state.alpha[j]:.3g}\n"
+        f"box for $\\alpha_j$: [{state.box[0]:.3g}, {state.box[1]:.3g}]",
+        fontsize=9,
+    )
+
+
+def _draw_smo_progress(fig, steps, objective, gap, k):
+    """The right-hand panels: the dual objective (top) and the KKT gap (bottom) up to step
+    ``k``, on axes fixed over all the steps."""
+    top = fig.add_axes([0.62, 0.56, 0.36, 0.34])
+    bottom = fig.add_axes([0.62, 0.12, 0.36, 0.34], sharex=top)
+    top.plot(steps[: k + 1], objective[: k + 1], "o-", color="tab:green", ms=3)
+    top.axhline(objective[-1], color="k", lw=0.7, ls=":")
+    top.set_ylim(*_span(objective))
+    top.set_ylabel("$-\\Psi(\\alpha)$", fontsize=9)
+    top.tick_params(labelbottom=False, labelsize=8)
+    bottom.plot(steps[: k + 1], gap[: k + 1], "o-", color="tab:purple", ms=3)
+    bottom.axhline(0.0, color="k", lw=0.7, ls=":")
+    bottom.set_ylim(*_span(np.append(gap, 0.0)))
+    bottom.set_ylabel("KKT gap", fontsize=9)
+    bottom.set_xlabel("step $t$", fontsize=9)
+    bottom.tick_params(labelsize=8)
+    bottom.set_xlim(-0.5, steps[-1] + 0.5)
+
+
 def make_smo_stepper_explorer(
     X,
     y,
@@ -401,8 +454,8 @@ def make_smo_stepper_explorer(
     tol=1e-10,
     max_steps=40,
     resolution=80,
-    caption="Step by step: the pair (i, j) that moved is ringed in gold; the dual objective climbs at "
-    "every step, the KKT gap falls only on the whole, to 0 at the optimum.",
+    caption="Step by step: the pair (i, j) that moved is ringed in gold; the dual objective climbs "
+    "at every step, the KKT gap falls only on the whole, to 0 at the optimum.",
 ):
     """A stepper through SMO on a small linear problem: one frame per pair step.
 
@@ -466,48 +519,8 @@ def make_smo_stepper_explorer(
         w = X.T @ (state.alpha * yf)
         ax = fig.add_axes([0.01, 0.08, 0.5, 0.8])
         _draw_plane(ax, lambda Z: Z @ w + state.b, X, y, box, state.alpha > 0, resolution, size=22)
-        if state.pair is None:
-            ax.set_title("t = 0: all $\\alpha_i = 0$", fontsize=10)
-        else:
-            i, j = state.pair
-            ax.scatter(
-                X[[i, j], 0],
-                X[[i, j], 1],
-                s=150,
-                facecolors="none",
-                edgecolors="gold",
-                linewidths=2.2,
-            )
-            for m, name in ((i, "i"), (j, "j")):
-                ax.annotate(
-                    name,
-                    X[m],
-                    xytext=(6, 4),
-                    textcoords="offset points",
-                    fontsize=11,
-                    weight="bold",
-                )
-            before = path[k - 1].alpha
-            ax.set_title(
-                f"step {k}: $\\alpha_i$ {before[i]:.3g}$\\to${state.alpha[i]:.3g}, "
-                f"$\\alpha_j$ {before[j]:.3g}$\\to${state.alpha[j]:.3g}\n"
-                f"box for $\\alpha_j$: [{state.box[0]:.3g}, {state.box[1]:.3g}]",
-                fontsize=9,
-            )
-        top = fig.add_axes([0.62, 0.56, 0.36, 0.34])
-        bottom = fig.add_axes([0.62, 0.12, 0.36, 0.34], sharex=top)
-        top.plot(steps[: k + 1], objective[: k + 1], "o-", color="tab:green", ms=3)
-        top.axhline(objective[-1], color="k", lw=0.7, ls=":")
-        top.set_ylim(*_span(objective))
-        top.set_ylabel("$-\\Psi(\\alpha)$", fontsize=9)
-        top.tick_params(labelbottom=False, labelsize=8)
-        bottom.plot(steps[: k + 1], gap[: k + 1], "o-", color="tab:purple", ms=3)
-        bottom.axhline(0.0, color="k", lw=0.7, ls=":")
-        bottom.set_ylim(*_span(np.append(gap, 0.0)))
-        bottom.set_ylabel("KKT gap", fontsize=9)
-        bottom.set_xlabel("step $t$", fontsize=9)
-        bottom.tick_params(labelsize=8)
-        bottom.set_xlim(-0.5, steps[-1] + 0.5)
+        _mark_pair_step(ax, X, path, k)
+        _draw_smo_progress(fig, steps, objective, gap, k)
         i, j = state.pair if state.pair is not None else ("-", "-")
         return {"k": k, "i": i, "j": j, "objective": state.objective, "gap": state.gap}
 
