@@ -42,7 +42,7 @@ class KernelMeanClassifier(ExampleWeightsClassifier):
         The kernel, 'rbf' by default; see :func:`ksvm.kernels.make_kernel`.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
         Kernel coefficient for 'poly', 'rbf', 'exponential' and 'sigmoid';
-        see :func:`ksvm.base.resolve_gamma`.
+        see :func:`ksvm.kernels.resolve_gamma`.
     degree : int >= 1, default=3
         Degree of the 'poly' kernel.
     coef0 : float, default=1.0

@@ -203,6 +203,25 @@ def test_max_iter_warns():
 
 
 @pytest.mark.parametrize(
+    "solve",
+    [
+        lsvm_linear,
+        lsvm_linear_newton,
+        lambda X, y, nu, max_iter: lsvm_kernel(X @ X.T + 1.0, y, nu, max_iter=max_iter),
+        lambda X, y, nu, max_iter: lsvm_kernel_newton(X @ X.T + 1.0, y, nu, max_iter=max_iter),
+    ],
+    ids=["fixed-point", "newton", "kernel", "kernel-newton"],
+)
+def test_max_iter_zero_returns_the_start_and_warns(solve):
+    """max_iter=0 is allowed by every solver's check: no step is taken, the multipliers are
+    the solver's start, and the warning says the run did not converge."""
+    X, y, _H, _Q = problem(nu=1.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        r = solve(X, y, 1.0, max_iter=0)
+    assert r.n_iter == 0 and not r.converged and np.all(np.isfinite(r.u))
+
+
+@pytest.mark.parametrize(
     "call, message",
     [
         (lambda X, y: lsvm_linear(X, y, nu=0.0), "nu must be > 0"),

@@ -130,6 +130,18 @@ def test_code2_eta_and_max_iter_as_in_memory(data, client):
     assert_allclose(got.w, expected.w, atol=1e-10)
 
 
+def test_newton_max_iter_zero_as_in_memory(data, client):
+    X, y = data
+    A, d = to_dask(X, y, 700)
+    with pytest.warns(ConvergenceWarning, match="max_iter=0"):
+        got = lsvm_linear_newton(A, d, 1.0, max_iter=0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=0"):
+        expected = lsvm_linear_newton(X, y, 1.0, max_iter=0)
+    assert got.n_iter == expected.n_iter == 0 and not got.converged
+    assert_array_equal(got.u.compute(), expected.u)
+    assert_array_equal(got.w, expected.w) and got.b == expected.b
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("rows", CHUNKINGS)
 @pytest.mark.parametrize("nu", [1e-3, 100.0])

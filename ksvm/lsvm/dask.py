@@ -392,10 +392,10 @@ def lsvm_linear_newton(
     passes = 1
     _report(callback, passes, 0, np.inf)
     free = da.ones(m, chunks=chunks, dtype=bool)
-    u = None
+    u, c = None, np.zeros(n + 1)  # u = 0 and (w, -b) = 0 if no step is taken
     history = []
     pivoting = _Pivoting(m, patience)
-    it, opt, converged = 0, np.inf, False
+    it, opt, converged, count = 0, np.inf, False, None
     while it < max_iter:
         u, c, opt, umax = _newton_u_pass(X, dd, free, u, HtH_F, Hte_F, nu=nu)
         passes += 1
@@ -422,6 +422,8 @@ def lsvm_linear_newton(
         c = Htu_plus
     else:
         _warn_active_set(it, count, tol, " on Dask")
+        if u is None:
+            u = da.zeros(m, chunks=chunks)
     result = LSVMResult(
         n_iter=it,
         opt=opt,

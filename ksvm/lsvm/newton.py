@@ -64,9 +64,14 @@ def _murty(infeasible):
 
 
 def _warn_active_set(it, count, tol, where=""):
+    """``count`` is None when no step was taken (max_iter=0)."""
+    state = (
+        "at max_iter=0, before its first step"
+        if count is None
+        else f"after {it} iterations with {count} indices still on the wrong side (tol={tol:g})"
+    )
     warnings.warn(
-        f"The LSVM active-set (Newton) solver{where} stopped after {it} iterations with "
-        f"{count} indices still on the wrong side (tol={tol:g}); raise max_iter or "
+        f"The LSVM active-set (Newton) solver{where} stopped {state}; raise max_iter or "
         "tol, or use solver='fixed-point'.",
         ConvergenceWarning,
         stacklevel=4,
@@ -136,7 +141,7 @@ def active_set(solve_free, M_times, n, max_iter, tol, return_history=False, free
     u = np.zeros(n)
     history = []
     pivoting = _Pivoting(n, patience)
-    it, opt, converged = 0, np.inf, False
+    it, opt, converged, count = 0, np.inf, False, None
     while it < max_iter:
         u_new = np.zeros(n)
         if free.any():
@@ -258,7 +263,8 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
 
     history = []
     pivoting = _Pivoting(m, patience)
-    it, opt, converged = 0, np.inf, False
+    it, opt, converged, count = 0, np.inf, False, None
+    v = np.zeros(n + 1)  # (w, -b) before the first step, with u = 0
     while it < max_iter:
         v = solve(G, b)
         threshold, step = signs(v)
