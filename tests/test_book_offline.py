@@ -9,6 +9,7 @@ proxy, so that any asset fetched from the internet would be missing.
 Screenshots are left in _build/screenshots/ for a person to look at.
 """
 
+import functools
 import html
 import io
 import json
@@ -109,8 +110,7 @@ def test_chapter_renders_offline_with_math_and_figures(page):
     from PIL import Image, ImageStat
 
     path = HTML / "book" / f"{page}.html"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    dom = run_offline_browser(path.as_uri(), "--dump-dom")
+    dom = probed_dom(page)
 
     # every piece of math was typeset by MathJax (CHTML output) ...
     n_math = len(re.findall(r'class="math[ "]', path.read_text()))
@@ -153,6 +153,15 @@ def dom_with_probe(path, script, *args):
         return run_offline_browser(probe.as_uri(), "--dump-dom", *args)
     finally:
         probe.unlink()
+
+
+@functools.cache
+def probed_dom(page):
+    """The DOM of a chapter after one offline load with every probe of this file: MathJax's
+    output, the widths (WIDTH_PROBE) and, on a page with an explorer, its sliders moved
+    (SLIDER_PROBE).  One browser run serves every test of the page (each run costs seconds)."""
+    probes = WIDTH_PROBE + (SLIDER_PROBE if page in explorer_pages() else "")
+    return dom_with_probe(HTML / "book" / f"{page}.html", probes, WIDTH_PROBE_WINDOW)
 
 
 def explorer_pages():
@@ -212,7 +221,7 @@ def test_every_explorer_slider_moves_its_picture_offline(page):
     path = HTML / "book" / f"{page}.html"
     expected = path.read_text().count('class="ksvm-explorer"')
     assert expected >= 1, "the notebook holds an explorer, the page shows none"
-    dom = dom_with_probe(path, SLIDER_PROBE)
+    dom = probed_dom(page)
     match = re.search(r'data-sliders="([^"]*)"', dom)
     assert match, "the slider probe did not report"
     moved = json.loads(html.unescape(match.group(1)))
@@ -250,8 +259,7 @@ window.addEventListener("load", function () {
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 @pytest.mark.parametrize("page", [p.stem for p in chapter_pages()])
 def test_no_visible_equation_code_or_output_is_wider_than_the_page(page):
-    path = HTML / "book" / f"{page}.html"
-    dom = dom_with_probe(path, WIDTH_PROBE, WIDTH_PROBE_WINDOW)
+    dom = probed_dom(page)
     match = re.search(r'data-too-wide="([^"]*)"', dom)
     assert match, "the width probe did not report (MathJax never finished?)"
     visible = [e for e in json.loads(html.unescape(match.group(1))) if not e["folded"]]

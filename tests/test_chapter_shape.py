@@ -36,6 +36,7 @@ book, a chapter's visible text (outside its folds) also keeps to:
 """
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -319,9 +320,9 @@ def main_path_text(article):
     return text[:cut] if cut >= 0 else text
 
 
-def page_statistics(name):
+def page_statistics(name, article=None):
     """Visible words and visible code cells of a built chapter, outside folded parts."""
-    article = _visible_article(name)
+    article = _visible_article(name) if article is None else article
     cells = article.select("div.cell_input")
     text_only = __import__("copy").copy(article)
     for code in text_only.select("div.cell_input, div.cell_output, .MathJax, .math"):
@@ -330,10 +331,12 @@ def page_statistics(name):
     return words, len(cells)
 
 
+@functools.cache
 def prose_statistics(name):
-    """Everything the shape tests measure on a built page, as a dict."""
+    """Everything the shape tests measure on a built page, as a dict (parsed once: a page
+    with an explorer's frames is megabytes of HTML)."""
     article = _visible_article(name)
-    words, cells = page_statistics(name)
+    words, cells = page_statistics(name, article)
     sentences = sentences_of(article)
     lengths = [n for n, _ in sentences]
     outputs = output_lines(article)
@@ -362,7 +365,8 @@ def _built(name):
 def test_built_page_fits_one_sitting(name):
     if not (HTML / f"{name}.html").exists():
         pytest.skip("the book is not built (README, command 1)")
-    words, cells = page_statistics(name)
+    stats = prose_statistics(name)
+    words, cells = stats["words"], stats["cells"]
     assert words <= WORD_BUDGET, f"{name}: {words} visible words (budget {WORD_BUDGET})"
     assert cells <= CELL_BUDGET, f"{name}: {cells} visible code cells (budget {CELL_BUDGET})"
 
