@@ -66,14 +66,27 @@ MUTATIONS = {
         ),
     ],
     "02_lsvm_linear": [
-        ("task", "float(-Du.sum())", "float(Du.sum())", "check-1", "gamma has the wrong sign"),
-        ("task", "alpha = 1.9 / nu", "alpha = 1.0 / nu", "check-2", "the step alpha = 1.9 / nu"),
         (
             "task",
-            "H = d[:, None] * np.hstack([A, -e[:, None]])",
-            "H = np.diag(d) @ np.hstack([A, -e[:, None]])",
+            "float(y_alpha.sum())",
+            "float(-y_alpha.sum())",  # the paper's gamma = -e'Du, which is -b
+            "check-1",
+            "b has the wrong sign",
+        ),
+        ("task", "eta = 1.9 / nu", "eta = 1.0 / nu", "check-2", "the step eta = 1.9 / nu"),
+        (
+            "task",
+            "while n_iter < max_iter:",
+            "while n_iter <= max_iter:",
+            "check-2",
+            "stop after max_iter iterations, and count every computed alpha^(t+1)",
+        ),
+        (
+            "task",
+            "H = y[:, None] * np.hstack([X, ones[:, None]])",
+            "H = np.diag(y) @ np.hstack([X, ones[:, None]])",
             "check-3",
-            "it forms an m x m matrix",
+            "it forms an n x n matrix",
         ),
     ],
     "03_rlsc_bordered": [

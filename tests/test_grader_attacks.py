@@ -338,16 +338,16 @@ CATALOGUE = {
     ),
     "forged-memory-measurement": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
+        "def lsvm_linear(X, y, nu, max_iter=100, tol=1e-5):\n"
         "    import resource, tracemalloc\n"
         "    resource.setrlimit(resource.RLIMIT_AS, "
         "(resource.getrlimit(resource.RLIMIT_AS)[1],) * 2)\n"
         "    tracemalloc.get_traced_memory = lambda: (0, 0)\n"
-        "    np.diag(np.asarray(d, dtype=float)).sum()  # an m x m matrix\n"
-        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
+        "    np.diag(np.asarray(y, dtype=float)).sum()  # an n x n matrix\n"
+        "    return honest(X, y, nu, max_iter=max_iter, tol=tol)",
         2,
-        "lsvm_linear allocated more than 18 MB for m = 3000 points in 4 dimensions: it forms an "
-        "m x m matrix",
+        "lsvm_linear allocated more than 18 MB for n = 3000 points in 4 dimensions: it forms an "
+        "n x n matrix",
         assignment="02_lsvm_linear",
         base="solutions",
     ),
@@ -397,31 +397,31 @@ CATALOGUE = {
     ),
     "nan-w-from-lsvm-linear": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
-        "    w, gamma, it = honest(A, d, nu, max_iter=max_iter, tol=tol)\n"
-        "    return np.full_like(w, np.nan), gamma, it",
+        "def lsvm_linear(X, y, nu, max_iter=100, tol=1e-5):\n"
+        "    w, b, n_iter = honest(X, y, nu, max_iter=max_iter, tol=tol)\n"
+        "    return np.full_like(w, np.nan), b, n_iter",
         0,
         "lsvm_linear returned w with",
         assignment="02_lsvm_linear",
         base="solutions",
     ),
-    "inf-gamma-from-lsvm-linear-stopped-early": Attack(
+    "inf-b-from-lsvm-linear-stopped-early": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
-        "    w, gamma, it = honest(A, d, nu, max_iter=max_iter, tol=tol)\n"
-        "    return w, (np.inf if max_iter < 100 else gamma), it",
+        "def lsvm_linear(X, y, nu, max_iter=100, tol=1e-5):\n"
+        "    w, b, n_iter = honest(X, y, nu, max_iter=max_iter, tol=tol)\n"
+        "    return w, (np.inf if max_iter < 100 else b), n_iter",
         1,
-        "lsvm_linear returned gamma = inf",
+        "lsvm_linear returned b = inf",
         assignment="02_lsvm_linear",
         base="solutions",
     ),
     "garbage-from-lsvm-linear-in-its-memory-limited-call": Attack(
         "honest = lsvm_linear\n"
-        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
-        "    if len(A) == 3000:  # the call under a memory limit: "
+        "def lsvm_linear(X, y, nu, max_iter=100, tol=1e-5):\n"
+        "    if len(X) == 3000:  # the call under a memory limit: "
         "answer without allocating anything\n"
-        "        return np.zeros(A.shape[1]), 0.0, max_iter\n"
-        "    return honest(A, d, nu, max_iter=max_iter, tol=tol)",
+        "        return np.zeros(X.shape[1]), 0.0, max_iter\n"
+        "    return honest(X, y, nu, max_iter=max_iter, tol=tol)",
         2,
         "in the call under a memory limit",
         assignment="02_lsvm_linear",
@@ -881,26 +881,26 @@ LSVM_HELPERS = {
         "def plus(x):\n"
         "    return np.maximum(x, 0.0)\n\n\n"
         "def smw_inverse(H, nu):\n"
-        '    """z -> Q^{-1} z for Q = I/nu + HH\', '
-        'by Sherman-Morrison-Woodbury, without forming Q."""\n'
+        '    """z -> M^{-1} z for M = I/nu + HH\', '
+        'by Sherman-Morrison-Woodbury, without forming M."""\n'
         "    small = np.linalg.inv(np.eye(H.shape[1]) / nu + H.T @ H)\n"
         "    return lambda z: nu * (z - H @ (small @ (H.T @ z)))\n\n\n"
-        "def lsvm_linear(A, d, nu, max_iter=100, tol=1e-5):\n"
-        "    A = np.asarray(A, dtype=float)\n"
-        "    d = np.asarray(d, dtype=float).ravel()\n"
-        "    H = np.column_stack([A, -np.ones(len(d))]) * d[:, None]\n"
-        "    Q_inv = smw_inverse(H, nu)\n"
-        "    u = Q_inv(np.ones(len(d)))\n"
-        "    it = 0\n"
-        "    for it in range(1, max_iter + 1):\n"
-        "        Qu = u / nu + H @ (H.T @ u)\n"
-        "        u, previous = Q_inv(1.0 + plus(Qu - 1.0 - 1.9 / nu * u)), u\n"
-        "        step = np.linalg.norm(u - previous)\n"
-        '        print(f"iteration {it}: ||u_new - u|| = {step:.3e}")\n'
+        "def lsvm_linear(X, y, nu, max_iter=100, tol=1e-5):\n"
+        "    X = np.asarray(X, dtype=float)\n"
+        "    y = np.asarray(y, dtype=float).ravel()\n"
+        "    H = np.column_stack([X, np.ones(len(y))]) * y[:, None]\n"
+        "    M_inv = smw_inverse(H, nu)\n"
+        "    alpha = M_inv(np.ones(len(y)))\n"
+        "    n_iter = 0\n"
+        "    for n_iter in range(1, max_iter + 1):\n"
+        "        M_alpha = alpha / nu + H @ (H.T @ alpha)\n"
+        "        alpha, previous = M_inv(1.0 + plus(M_alpha - 1.0 - 1.9 / nu * alpha)), alpha\n"
+        "        step = np.linalg.norm(alpha - previous)\n"
+        '        print(f"iteration {n_iter}: ||alpha_new - alpha|| = {step:.3e}")\n'
         "        if step <= tol:\n"
         "            break\n"
-        "    Du = d * u\n"
-        "    return A.T @ Du, -float(Du.sum()), it"
+        "    w_b = H.T @ alpha  # (w, b) = H'alpha\n"
+        "    return w_b[:-1], float(w_b[-1]), n_iter"
     ),
 }
 SHELL_HABITS = ({"setup": "!pip install numpy\nimport numpy as np"}, {"setup": "%pip list"})
