@@ -133,9 +133,8 @@ def test_chapter_renders_offline_with_math_and_figures(page):
         with Image.open(image_path) as im:
             assert min(im.size) > 50, (src, im.size)
 
-    # a screenshot for people to look at; it must not be blank
+    # a screenshot for people to look at, taken in the same run; it must not be blank
     shot = SHOTS / f"{page}.png"
-    run_offline_browser(path.as_uri(), f"--screenshot={shot}", "--window-size=1200,1600")
     with Image.open(io.BytesIO(shot.read_bytes())) as im:
         assert max(ImageStat.Stat(im.convert("L")).stddev) > 10
 
@@ -159,9 +158,12 @@ def dom_with_probe(path, script, *args):
 def probed_dom(page):
     """The DOM of a chapter after one offline load with every probe of this file: MathJax's
     output, the widths (WIDTH_PROBE) and, on a page with an explorer, its sliders moved
-    (SLIDER_PROBE).  One browser run serves every test of the page (each run costs seconds)."""
+    (SLIDER_PROBE), with a screenshot of the page left in SHOTS.  One browser run serves every
+    test of the page (each run costs seconds)."""
     probes = WIDTH_PROBE + (SLIDER_PROBE if page in explorer_pages() else "")
-    return dom_with_probe(HTML / "book" / f"{page}.html", probes, WIDTH_PROBE_WINDOW)
+    (SHOTS / f"{page}.png").unlink(missing_ok=True)  # not last run's
+    shot = f"--screenshot={SHOTS / f'{page}.png'}"
+    return dom_with_probe(HTML / "book" / f"{page}.html", probes, WIDTH_PROBE_WINDOW, shot)
 
 
 def explorer_pages():
