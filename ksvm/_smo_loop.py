@@ -82,10 +82,11 @@ class _ActiveSet:
         """``i = argmax F`` over ``I_up``, ``j = argmin F`` over ``I_low``, and
         the KKT violation ``F_i - F_j``."""
         F_up, F_low = self.F_up, self.F_low
+        # (methods, not np.argmax: the wrapper costs as much as the search at this size)
         np.add(self.F, self.up_pen, out=F_up)  # -inf outside I_up
-        i = int(np.argmax(F_up))
+        i = int(F_up.argmax())
         np.add(self.F, self.low_pen, out=F_low)  # +inf outside I_low
-        j = int(np.argmin(F_low))
+        j = int(F_low.argmin())
         return i, j, F_up[i] - F_low[j]  # the KKT gap m - M
 
     def out_of_race(self, i, j):
@@ -114,7 +115,7 @@ class _ActiveSet:
         np.maximum(score, 0.0, out=score)
         score *= score
         score /= self.curvature(i, Ki)
-        return int(np.argmax(score))
+        return int(score.argmax())
 
     def curvature(self, i, Ki):
         """``a_it = K_ii + K_tt - 2 K_it`` for every ``t``, at least tau."""
