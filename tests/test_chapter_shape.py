@@ -361,6 +361,12 @@ def _built(name):
         pytest.skip("the book is not built (README, command 1)")
 
 
+# The tests of the built pages parse megabytes of HTML (a second a page): like the other
+# tests of the built book they are left out of the edit-test loop, `pytest -m "not slow"`.
+built_page = pytest.mark.slow
+
+
+@built_page
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
 def test_built_page_fits_one_sitting(name):
     if not (HTML / f"{name}.html").exists():
@@ -371,6 +377,7 @@ def test_built_page_fits_one_sitting(name):
     assert cells <= CELL_BUDGET, f"{name}: {cells} visible code cells (budget {CELL_BUDGET})"
 
 
+@built_page
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
 def test_sentences_are_short(name):
     _built(name)
@@ -383,6 +390,7 @@ def test_sentences_are_short(name):
     )
 
 
+@built_page
 @pytest.mark.parametrize("name", ALL_PAGES)
 def test_no_long_printed_output(name):
     _built(name)
@@ -393,6 +401,7 @@ def test_no_long_printed_output(name):
     )
 
 
+@built_page
 @pytest.mark.parametrize("name", ALL_CHAPTERS)
 def test_main_path_teaches(name):
     _built(name)
