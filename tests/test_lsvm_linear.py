@@ -23,8 +23,8 @@ from .conftest import frozen
 
 
 def _naive_gram(A, d, free):
-    """``H_F'H_F`` and ``H_F'e_F`` with ``H = D [A -e]`` formed."""
-    H = d[:, None] * np.hstack([A, -np.ones((A.shape[0], 1))])
+    """``H_F'H_F`` and ``H_F'1_F`` with ``H = Y [X 1]`` formed."""
+    H = d[:, None] * np.hstack([A, np.ones((A.shape[0], 1))])
     return H[free].T @ H[free], H[free].T @ np.ones(int(free.sum()))
 
 
