@@ -141,7 +141,7 @@ def augment(X):
 
 
 def dual_matrix(KM, y, nu):
-    """``M = I / nu + Y KM Y``, the matrix of the dual (11) with a kernel (Code 3's).
+    """``M = I / nu + Y KM Y``, the matrix of the dual (11) with a kernel (Code 3 inverts it).
 
     Parameters
     ----------
