@@ -205,7 +205,7 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
 
     def _kernel_points(self, X):
         """The points the kernel compares: the rows of ``X``, unless a subclass
-        maps them first (the Lagrangian SVM appends a -1 to each, which does not
+        maps them first (the Lagrangian SVM appends a 1 to each, which does not
         change the distances that 'rbf' and 'exponential' read)."""
         return X
 

@@ -1,24 +1,24 @@
 """Explicit approximate features for the Gaussian kernel, so that Code 2 can run on them.
 
 Code 2 of Mangasarian & Musicant (:func:`ksvm.lsvm.lsvm_linear`) needs the data
-``A`` itself: the Sherman-Morrison-Woodbury identity factors the
-``(n+1) x (n+1)`` matrix ``I/nu + H'H`` with ``H = D[A  -e]``, and one
-iteration costs a product with ``A`` and one with ``A'``.  With a kernel the
+``X`` itself: the Sherman-Morrison-Woodbury identity factors the
+``(d+1) x (d+1)`` matrix ``I/nu + H'H`` with ``H = Y[X  1]``, and one
+iteration costs a product with ``X`` and one with ``X'``.  With a kernel the
 data would have to be its feature map, and for the Gaussian kernel
 ``k(x, z) = exp(-gamma ||x - z||^2)`` that map is infinite-dimensional, so the
-paper falls back to Code 3 and an ``m x m`` matrix.  The remedy here: map
+paper falls back to Code 3 and an ``n x n`` matrix.  The remedy here: map
 every point to ``D`` explicit features ``phi(x)`` with ``phi(x)'phi(z)``
-close to ``k(x, z)``, and run the *linear* LSVM on the ``m x D`` matrix
-``Phi``.  Memory is then ``O(m D)`` and one iteration ``O(m D)``.  (``D`` is
-the number of features, ``n_components``; the label matrix of the LSVM paper
-is written ``diag(d)`` where the two meet.)
+close to ``k(x, z)``, and run the *linear* LSVM on the ``n x D`` matrix
+``Phi``.  Memory is then ``O(n D)`` and one iteration ``O(n D)``.  (``D`` is
+the number of features, ``n_components``.)
 
-What the linear LSVM on ``Phi`` solves is formulation (7) with ``A = Phi``:
-its dual (11) has ``Q = I/nu + diag(d) (Phi Phi' + ee') diag(d)``, that is
+What the linear LSVM on ``Phi`` solves is formulation (7) with ``X = Phi``
+(equation numbers are the paper's, letters the book's, as in :mod:`ksvm.lsvm`):
+its dual (11) has ``M = I/nu + Y (Phi Phi' + 11') Y``, that is
 Code 3 with the kernel ``phi(x)'phi(z) + 1``.  The exact Gaussian-kernel LSVM
-(Code 3 on the augmented points ``[x' -1]``, where the ``-1`` cancels in
+(Code 3 on the augmented points ``[x  1]``, where the appended column cancels in
 ``||x - z||``) has ``K`` without the ``+1``: the explicit-feature version
-carries a penalised offset ``gamma`` of its own.  Both are compared in the
+carries a penalised offset ``b`` of its own.  Both are compared in the
 tests and in ``benchmarks/bench_lsvm_features.py``.
 
 Random Fourier features (Rahimi & Recht 2007)

@@ -1,23 +1,25 @@
 """The linear algebra that the solvers share.
 
 * :func:`cholesky`: the factor of a matrix that a positive semi-definite
-  kernel makes definite (``K + lam I``, ``I/nu + D K D``, one of their blocks),
+  kernel makes definite (``K + lam I``, ``I/nu + YKY``, one of their blocks),
   refused with a message that names the kernel when it fails, so that no solver
   runs a second test (:func:`ksvm.mercer.require_psd` is the test before a
   solver that factors nothing);
 * the Sherman-Morrison-Woodbury identity for the linear LSVM's
-  ``Q = I/nu + HH'``, ``H = D [A  -e]`` (Mangasarian & Musicant's Code 2):
+  ``M = I/nu + HH'``, ``H = Y [X  1]`` (Mangasarian & Musicant's Code 2, where
+  ``M`` is their ``Q`` and ``H = D [A  -e]``):
 
   .. math::
 
-      Q^{-1} z = \\nu \\bigl(z - H M^{-1} H'z\\bigr), \\qquad M = I/\\nu + H'H,
+      M^{-1} z = \\nu \\bigl(z - H S^{-1} H'z\\bigr), \\qquad S = I/\\nu + H'H,
 
-  so that only the ``(n+1) x (n+1)`` matrix ``M`` is factored
-  (:func:`smw_factor`, or :func:`smw_gram_factor` from ``H'H`` summed elsewhere)
-  and ``Q^{-1} z`` costs two products with ``A`` (:func:`smw_solve`;
-  :func:`apply_Ht` and :func:`apply_H` apply them to a block); ``H`` is never formed.  The in-memory
-  solvers of :mod:`ksvm.lsvm` and their Dask versions (:mod:`ksvm.lsvm.dask`,
-  where ``H'H`` and ``H'z`` are sums over row blocks) use these functions.
+  so that only the ``(d+1) x (d+1)`` matrix ``S`` (the book's calligraphic ``M``) is
+  factored (:func:`smw_factor`, or :func:`smw_gram_factor` from ``H'H`` summed
+  elsewhere) and ``M^{-1} z`` costs two products with ``X`` (:func:`smw_solve`;
+  :func:`apply_Ht` and :func:`apply_H` apply them to a block); ``H`` is never formed.
+  The in-memory solvers of :mod:`ksvm.lsvm` and their Dask versions
+  (:mod:`ksvm.lsvm.dask`, where ``H'H`` and ``H'z`` are sums over row blocks) use
+  these functions.
 """
 
 import numpy as np
@@ -40,7 +42,7 @@ def cholesky(M, what, *, overwrite=False):
     Parameters
     ----------
     M : ndarray of shape (n, n)
-        ``K + lam I``, ``I / nu + D K D`` or one of their blocks.
+        ``K + lam I``, ``I / nu + YKY`` or one of their blocks.
     what : str
         The matrix's name in the error message, e.g. ``"K + lam I"``.
     overwrite : bool, default=False
@@ -58,7 +60,7 @@ def cholesky(M, what, *, overwrite=False):
 
     Examples
     --------
-    >>> c, lower = cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]), "Q")
+    >>> c, lower = cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]), "M")
     >>> np.round(np.tril(c), 4) if lower else np.round(np.triu(c), 4)
     array([[2.    , 0.    ],
            [1.    , 1.4142]])
@@ -72,145 +74,145 @@ def cholesky(M, what, *, overwrite=False):
         ) from exc
 
 
-def augmented_gram(A):
-    """``H'H = [A'A, -A'e; -e'A, m]`` for ``H = D [A  -e]``: the labels square away.
+def augmented_gram(X):
+    """``H'H = [X'X, X'1; 1'X, n]`` for ``H = Y [X  1]``: the labels square away.
 
-    It depends on ``A`` alone, and ``[A  -e]`` is not formed.
+    It depends on ``X`` alone, and ``[X  1]`` is not formed.
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
+    X : ndarray of shape (n, d)
 
     Returns
     -------
-    HtH : ndarray of shape (n + 1, n + 1)
+    HtH : ndarray of shape (d + 1, d + 1)
         A new array.
 
     Examples
     --------
     >>> augmented_gram(np.array([[1.0], [2.0]]))
-    array([[ 5., -3.],
-           [-3.,  2.]])
+    array([[5., 3.],
+           [3., 2.]])
     """
-    m, n = A.shape
-    M = np.empty((n + 1, n + 1))
-    M[:n, :n] = A.T @ A
-    M[:n, n] = M[n, :n] = -A.sum(axis=0)
-    M[n, n] = m
-    return M
+    n, d = X.shape
+    HtH = np.empty((d + 1, d + 1))
+    HtH[:d, :d] = X.T @ X
+    HtH[:d, d] = HtH[d, :d] = X.sum(axis=0)
+    HtH[d, d] = n
+    return HtH
 
 
-def apply_Ht(A, d, z):
-    """``H'z = [A'Dz; -e'Dz]`` for ``H = D [A  -e]``, ``H`` not formed.
+def apply_Ht(X, y, z):
+    """``H'z = [X'Yz; 1'Yz]`` for ``H = Y [X  1]``, ``H`` not formed.
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
-    d : ndarray of shape (m,)
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
         The labels as floats -1.0 and +1.0.
-    z : ndarray of shape (m,)
+    z : ndarray of shape (n,)
 
     Returns
     -------
-    Htz : ndarray of shape (n + 1,)
+    Htz : ndarray of shape (d + 1,)
 
     Examples
     --------
     >>> apply_Ht(np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 3.0]))
-    array([-5.,  2.])
+    array([-5., -2.])
     """
-    dz = d * z
-    return np.append(A.T @ dz, -dz.sum())
+    yz = y * z
+    return np.append(X.T @ yz, yz.sum())
 
 
-def apply_H(A, d, p):
-    """``Hp = D (A p_{1..n} - p_{n+1})`` for ``H = D [A  -e]``, ``H`` not formed.
+def apply_H(X, y, p):
+    """``Hp = Y (X p_{1..d} + p_{d+1})`` for ``H = Y [X  1]``, ``H`` not formed.
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
-    d : ndarray of shape (m,)
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
         The labels as floats -1.0 and +1.0.
-    p : ndarray of shape (n + 1,)
+    p : ndarray of shape (d + 1,)
 
     Returns
     -------
-    Hp : ndarray of shape (m,)
+    Hp : ndarray of shape (n,)
 
     Examples
     --------
-    >>> apply_H(np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 1.0]))
+    >>> apply_H(np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, -1.0]))
     array([ 0., -1.])
     """
-    return d * (A @ p[:-1] - p[-1])
+    return y * (X @ p[:-1] + p[-1])
 
 
-def smw_factor(A, nu):
-    """Cholesky factor of ``I / nu + H'H`` with ``H = D [A  -e]``: the small matrix of SMW.
+def smw_factor(X, nu):
+    """Cholesky factor of ``S = I / nu + H'H`` with ``H = Y [X  1]``: the small matrix of SMW.
 
-    The labels square away, ``H'H = [A'A, -A'e; -e'A, m]``, so the factor
-    depends on ``A`` alone; ``[A  -e]`` is not formed.  With it,
+    The labels square away, ``H'H = [X'X, X'1; 1'X, n]``, so the factor
+    depends on ``X`` alone; ``[X  1]`` is not formed.  With it,
     Sherman-Morrison-Woodbury gives
-    ``Q^{-1} z = nu (z - H (I/nu + H'H)^{-1} H'z)`` for ``Q = I/nu + HH'``.
+    ``M^{-1} z = nu (z - H S^{-1} H'z)`` for ``M = I/nu + HH'``.
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
+    X : ndarray of shape (n, d)
     nu : float > 0
 
     Returns
     -------
     factor : tuple
-        For :func:`scipy.linalg.cho_solve`; the matrix is ``(n+1) x (n+1)``.
+        For :func:`scipy.linalg.cho_solve`; the matrix is ``(d+1) x (d+1)``.
 
     Examples
     --------
-    >>> c, lower = smw_factor(np.array([[1.0], [2.0]]), 1.0)  # [[1 + 5, -3], [-3, 1 + 2]]
+    >>> c, lower = smw_factor(np.array([[1.0], [2.0]]), 1.0)  # [[1 + 5, 3], [3, 1 + 2]]
     >>> np.round(np.tril(c) if lower else np.triu(c).T, 4)
-    array([[ 2.4495,  0.    ],
-           [-1.2247,  1.2247]])
+    array([[2.4495, 0.    ],
+           [1.2247, 1.2247]])
     """
-    M = augmented_gram(A)  # H'H from A alone: the labels square away
-    M[np.diag_indices(len(M))] += 1.0 / nu
-    return cholesky(M, "I/nu + H'H", overwrite=True)
+    S = augmented_gram(X)  # H'H from X alone: the labels square away
+    S[np.diag_indices(len(S))] += 1.0 / nu
+    return cholesky(S, "I/nu + H'H", overwrite=True)
 
 
-def smw_solve(A, d, nu, factor, z):
-    """``Q^{-1} z`` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, by Sherman-Morrison-Woodbury.
+def smw_solve(X, y, nu, factor, z):
+    """``M^{-1} z`` for ``M = I/nu + HH'``, ``H = Y [X  1]``, by Sherman-Morrison-Woodbury.
 
-    ``Q^{-1} z = nu (z - H M^{-1} H'z)`` with ``M = I/nu + H'H`` factored by
-    :func:`smw_factor`: two products with ``A`` and one ``(n+1) x (n+1)``
+    ``M^{-1} z = nu (z - H S^{-1} H'z)`` with ``S = I/nu + H'H`` factored by
+    :func:`smw_factor`: two products with ``X`` and one ``(d+1) x (d+1)``
     solve, ``H`` never formed.  The products are those of :func:`apply_Ht` and
     :func:`apply_H`, written out: the chapter "The Lagrangian SVM: the algorithm"
     lists them, and "LSVM at scale" measures the memory of an iteration of
-    :func:`ksvm.lsvm.lsvm_linear` with them, six vectors of length ``m`` at its peak.
+    :func:`ksvm.lsvm.lsvm_linear` with them, six vectors of length ``n`` at its peak.
 
     Parameters
     ----------
-    A : ndarray of shape (m, n)
-    d : ndarray of shape (m,)
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
         The labels as floats -1.0 and +1.0.
     nu : float > 0
     factor : tuple
-        ``smw_factor(A, nu)``.
-    z : ndarray of shape (m,)
+        ``smw_factor(X, nu)``.
+    z : ndarray of shape (n,)
 
     Returns
     -------
-    u : ndarray of shape (m,)
+    v : ndarray of shape (n,)
 
     Examples
     --------
-    >>> A, d, z = np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 1.0])
-    >>> H = d[:, None] * np.column_stack([A, -np.ones(2)])
-    >>> Q = np.eye(2) + H @ H.T
-    >>> np.allclose(smw_solve(A, d, 1.0, smw_factor(A, 1.0), z), np.linalg.solve(Q, z))
+    >>> X, y, z = np.array([[1.0], [2.0]]), np.array([1.0, -1.0]), np.array([1.0, 1.0])
+    >>> H = y[:, None] * np.column_stack([X, np.ones(2)])
+    >>> M = np.eye(2) + H @ H.T
+    >>> np.allclose(smw_solve(X, y, 1.0, smw_factor(X, 1.0), z), np.linalg.solve(M, z))
     True
     """
-    dz = d * z
-    Htz = np.append(A.T @ dz, -dz.sum())  # H'z = [A'Dz; -e'Dz]
-    p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z
-    return nu * (z - d * (A @ p[:-1] - p[-1]))  # H p = D (A p_{1..n} - p_{n+1})
+    yz = y * z
+    Htz = np.append(X.T @ yz, yz.sum())  # H'z = [X'Yz; 1'Yz]
+    p = cho_solve(factor, Htz, check_finite=False)  # S^{-1} H'z
+    return nu * (z - y * (X @ p[:-1] + p[-1]))  # H p = Y (X p_{1..d} + p_{d+1})
 
 
 def smw_gram_factor(HtH, nu, what="I/nu + H'H"):
@@ -222,7 +224,7 @@ def smw_gram_factor(HtH, nu, what="I/nu + H'H"):
 
     Parameters
     ----------
-    HtH : ndarray of shape (n + 1, n + 1)
+    HtH : ndarray of shape (d + 1, d + 1)
         Not modified.
     nu : float > 0
     what : str, default="I/nu + H'H"
@@ -235,10 +237,10 @@ def smw_gram_factor(HtH, nu, what="I/nu + H'H"):
 
     Examples
     --------
-    >>> A = np.array([[1.0], [2.0]])
-    >>> np.array_equal(smw_gram_factor(augmented_gram(A), 1.0)[0], smw_factor(A, 1.0)[0])
+    >>> X = np.array([[1.0], [2.0]])
+    >>> np.array_equal(smw_gram_factor(augmented_gram(X), 1.0)[0], smw_factor(X, 1.0)[0])
     True
     """
-    M = HtH.copy()
-    M[np.diag_indices(len(M))] += 1.0 / nu
-    return cholesky(M, what, overwrite=True)
+    S = HtH.copy()
+    S[np.diag_indices(len(S))] += 1.0 / nu
+    return cholesky(S, what, overwrite=True)

@@ -15,7 +15,7 @@ does:
   refuse a Gram matrix that is clearly not PSD before a solver runs on it;
 * :func:`cholesky` (from :mod:`ksvm.linalg`, where the solvers' shared linear
   algebra lives): the factorisation a solver needs anyway (of ``K + lam I``
-  or ``I/nu + DKD``), refused with a message that names the kernel when it
+  or ``I/nu + YKY``), refused with a message that names the kernel when it
   fails, so that no solver runs a second test.
 
 References

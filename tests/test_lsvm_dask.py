@@ -190,7 +190,7 @@ def test_u_stays_on_the_workers(data, client):
 def test_the_small_system_is_summed_over_blocks(client):
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((301, 3)), rng.choice([-1.0, 1.0], 301)
-    H = y[:, None] * np.column_stack([X, -np.ones(301)])
+    H = y[:, None] * np.column_stack([X, np.ones(301)])
     HtH, Hte = gram_sums(*to_dask(X, y, (100, 100, 101)))
     assert_allclose(HtH, H.T @ H, atol=1e-10)
     assert_allclose(Hte, H.T @ np.ones(301), atol=1e-10)

@@ -225,7 +225,7 @@ def test_Q_times_off_is_Qu_off_the_free_set(n_free):
     free = np.zeros(120, dtype=bool)
     free[rng.choice(120, n_free, replace=False)] = True
     u = np.where(free, rng.random(120), 0.0)
-    g = BlockSolver(Q).Q_times_off(u, free)
+    g = BlockSolver(Q).M_times_off(u, free)
     np.testing.assert_allclose(g[~free], (Q @ u)[~free], rtol=1e-13, atol=1e-13)
 
 
@@ -354,15 +354,15 @@ def test_kept_memory_gives_its_block_to_one_taker_at_a_time():
 def test_a_workspace_never_hands_out_memory_in_use():
     kept = KeptMemory(limit=10**9)
     w = _Workspace(10, kept)
-    Q1, F1 = w.Q(8), w.factor(8, "F")
-    Q2, F2 = w.Q(10), w.factor(9)  # formed from Q1 and F1
+    Q1, F1 = w.P(8), w.factor(8, "F")
+    Q2, F2 = w.P(10), w.factor(9)  # formed from Q1 and F1
     assert Q2.flags.c_contiguous and F1.flags.f_contiguous and F2.flags.c_contiguous
     temps = [w.empty((10, 10)), w.empty((7, 13)), w.empty((5, 5))]
     arrays = [Q1, F1, Q2, F2, *temps]
     for i, a in enumerate(arrays):
         for b in arrays[i + 1 :]:
             assert not np.shares_memory(a, b)
-    Q3, F3 = w.Q(3), w.factor(4)  # in the slots of Q1 and F1, no longer in use
+    Q3, F3 = w.P(3), w.factor(4)  # in the slots of Q1 and F1, no longer in use
     assert np.shares_memory(Q3, Q1) and not np.shares_memory(Q3, Q2)
     assert np.shares_memory(F3, F1) and not np.shares_memory(F3, F2)
     w.release()

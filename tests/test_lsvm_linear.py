@@ -17,14 +17,23 @@ from sklearn.svm import LinearSVC
 
 from ksvm import LagrangianSVC
 from ksvm.datasets import make_linear_large
-from ksvm.lsvm import active_set, lsvm_linear, lsvm_linear_newton, newton, smw_factor, smw_solve
+from ksvm.linalg import apply_H, apply_Ht
+from ksvm.lsvm import (
+    active_set,
+    augment,
+    lsvm_linear,
+    lsvm_linear_newton,
+    newton,
+    smw_factor,
+    smw_solve,
+)
 
 from .conftest import frozen
 
 
 def _naive_gram(A, d, free):
-    """``H_F'H_F`` and ``H_F'e_F`` with ``H = D [A -e]`` formed."""
-    H = d[:, None] * np.hstack([A, -np.ones((A.shape[0], 1))])
+    """``H_F'H_F`` and ``H_F'1_F`` with ``H = Y [X 1]`` formed."""
+    H = d[:, None] * np.hstack([A, np.ones((A.shape[0], 1))])
     return H[free].T @ H[free], H[free].T @ np.ones(int(free.sum()))
 
 
@@ -193,3 +202,15 @@ def test_plane_is_h_transpose_u_of_the_returned_u(nu_times_m):
     du = dd * r.u
     np.testing.assert_allclose(r.w, A.T @ du, rtol=1e-12, atol=1e-15)
     assert abs(r.b - du.sum()) <= 1e-12 * max(1.0, abs(du).sum())
+
+
+def test_h_transpose_u_is_the_plane_w_b_with_the_column_of_ones():
+    # H = Y[X 1] (augment appends +1): H'u is (w, b) itself, with no sign to turn, for
+    # the helpers of ksvm.linalg and for augment alike.
+    X, y = make_linear_large(500, 3, seed=4)
+    yy = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    r = lsvm_linear_newton(X, y, nu=1.0)
+    plane = np.append(r.w, r.b)
+    np.testing.assert_allclose(apply_Ht(X, yy, r.u), plane, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(augment(X).T @ (yy * r.u), plane, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(apply_H(X, yy, plane), yy * (X @ r.w + r.b), rtol=1e-12)

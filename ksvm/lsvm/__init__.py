@@ -5,45 +5,50 @@ formulation (7): squared slacks and the offset inside the objective,
 
 .. math::
 
-    \\min_{w, \\gamma, y}\\ \\frac{\\nu}{2}\\|y\\|^2 + \\frac12 (w'w + \\gamma^2)
-    \\quad\\text{s.t.}\\quad D(Aw - e\\gamma) + y \\ge e ,
+    \\min_{w, b, \\xi}\\ \\frac{\\nu}{2}\\|\\xi\\|^2 + \\frac12 (w'w + b^2)
+    \\quad\\text{s.t.}\\quad Y(Xw + \\mathbf{1}b) + \\xi \\ge \\mathbf{1} ,
 
-with the data as the rows of ``A``, the labels on the diagonal of ``D`` and
-the separating plane ``x'w = gamma``.  Its dual (11) has only the bound
-``u >= 0``:
+with the ``n`` training points in ``d`` dimensions as the rows of ``X``, the labels
+``y`` on the diagonal of ``Y`` and the separating plane ``w'x + b = 0``.  Its dual
+(11) has only the bound ``u >= 0`` on the multipliers ``u`` (the book's ``alpha``):
 
 .. math::
 
-    \\min_{u \\ge 0}\\ \\tfrac12 u'Qu - e'u, \\qquad
-    Q = \\frac{I}{\\nu} + HH', \\quad H = D[A\\ \\ -e],
+    \\min_{u \\ge 0}\\ \\tfrac12 u'Mu - \\mathbf{1}'u, \\qquad
+    M = \\frac{I}{\\nu} + HH', \\quad H = Y[X\\ \\ \\mathbf{1}],
 
-and the KKT conditions ``0 <= u  perp  Qu - e >= 0`` (12) are a fixed point of
-``u = Q^{-1}(e + ((Qu - e) - eta u)_+)`` (15), which converges linearly for
+and the KKT conditions ``0 <= u  perp  Mu - 1 >= 0`` (12) are a fixed point of
+``u = M^{-1}(1 + ((Mu - 1) - eta u)_+)`` (15), which converges linearly for
 ``0 < eta < 2 / nu`` (their Algorithm 1).  The primal solution is
-``w = A'Du``, ``gamma = -e'Du``, ``y = u / nu`` (9).  The solvers return the book's
-offset ``b = -gamma`` (:class:`LSVMResult`), the plane being ``w'x + b = 0``.
-Their arguments follow the book's notation: the ``n`` training points in ``d``
-dimensions are the rows of ``X`` (the paper's ``m`` points in ``n`` dimensions,
-``A``), the labels are ``y`` (the diagonal of ``D``), and the step is ``eta``
-(the paper's ``alpha``); the dual solution ``u`` is the book's ``alpha``.
+``w = X'Yu``, ``b = 1'Yu``, ``xi = u / nu`` (9); the plane is ``w'x + b = 0``.
+
+The letters are the book's.  The equation and code numbers are the paper's, whose
+letters map to the book's as: their data ``A`` (``m`` points in ``n`` dimensions)
+is ``X`` (``n`` points in ``d`` dimensions), the diagonal matrix of labels ``D`` is
+``Y``, the ones ``e`` are ``1``, the dual's matrix ``Q`` is ``M``, their augmented
+points ``G = [A  -e]`` are ``[X  1]`` (:func:`augment`), their offset ``gamma`` is
+``-b`` (their plane is ``x'w = gamma``), their slacks ``y`` are ``xi``, their step
+``alpha`` is ``eta``; their multipliers ``u`` keep the name ``u`` in the code (the
+book's ``alpha``).
 
 Two implementations:
 
-* :func:`lsvm_linear` follows their Code 2: ``Q^{-1}`` by the
-  Sherman-Morrison-Woodbury identity, so only an ``(n+1) x (n+1)`` system is
-  factored and no ``m x m`` object is ever formed.  ``H`` is not formed either:
-  products with it are products with ``A``.  Since ``u^{i+1} = Q^{-1} z^i``
-  gives ``Q u^{i+1} = z^i`` exactly, each iteration needs one application of
-  ``Q^{-1}``, that is one product with ``A'`` and one with ``A``;
-* :func:`lsvm_kernel` follows their Code 3: ``Q = I/nu + D K(G, G') D`` with
-  ``G = [A -e]``, factored once by Cholesky (``m x m``: moderate ``m`` only).
+* :func:`lsvm_linear` follows their Code 2: ``M^{-1}`` by the
+  Sherman-Morrison-Woodbury identity, so only a ``(d+1) x (d+1)`` system is
+  factored and no ``n x n`` object is ever formed.  ``H`` is not formed either:
+  products with it are products with ``X``.  Since ``u^{i+1} = M^{-1} z^i``
+  gives ``M u^{i+1} = z^i`` exactly, each iteration needs one application of
+  ``M^{-1}``, that is one product with ``X'`` and one with ``X``;
+* :func:`lsvm_kernel` follows their Code 3: ``M = I/nu + Y K-tilde Y`` with
+  ``K-tilde`` the Gram matrix of the augmented points ``[x_i  1]``, factored once
+  by Cholesky (``n x n``: moderate ``n`` only).
 
 Beyond the paper, :func:`lsvm_linear_newton` and :func:`lsvm_kernel_newton`
 solve the same dual exactly by a primal-dual active-set method, which is
-Newton's method for the piecewise-linear KKT equation ``min(u, Qu - e) = 0``:
-each step solves ``Q_FF u_F = e_F`` on a guessed free set, and the number of
+Newton's method for the piecewise-linear KKT equation ``min(u, Mu - 1) = 0``:
+each step solves ``M_FF u_F = 1_F`` on a guessed free set, and the number of
 steps stays small however large ``nu`` is (for the linear kernel a step is
-one pass over ``A``, with ``H_F'H_F`` updated by the rows that change side).
+one pass over ``X``, with ``H_F'H_F`` updated by the rows that change side).
 Newton's free-set updates can cycle; Judice & Pires' safeguard (Murty's
 single pivots when the count of wrong signs stops falling) makes the number
 of steps finite.
@@ -66,8 +71,8 @@ Beck, A. (2017), First-Order Methods in Optimization, SIAM, section 10.7.7
 Modules
 -------
 problem
-    What the solvers share: ``G = [A  -e]``, the dual's matrix ``Q``, the checks of
-    their arguments, :class:`LSVMResult`.
+    What the solvers share: the augmented points ``[X  1]``, the dual's matrix ``M``,
+    the checks of their arguments, :class:`LSVMResult`.
 fixed_point
     The fixed-point iteration (15): Code 2 with Sherman-Morrison-Woodbury, Code 3.
 newton

@@ -1,5 +1,9 @@
-"""``Q_FF^{-1} e_F`` for the successive free sets of the active-set method on a dense block:
+"""``M_FF^{-1} 1_F`` for the successive free sets of the active-set method on a dense block:
 the Cholesky factor of the last free set updated, not recomputed (:class:`BlockSolver`).
+
+``M`` is a symmetric positive definite matrix: the LSVM dual's ``M = I/nu + Y K-tilde Y``
+(Mangasarian & Musicant's ``Q``) or, as the working-set solver passes it, the same
+without the labels' signs.
 """
 
 import numpy as np
@@ -11,56 +15,56 @@ from ..linalg import cholesky
 __all__ = ["BlockSolver"]
 
 
-def _block_of(Q, rows, cols, empty=np.empty, out=None):
-    """``Q[np.ix_(rows, cols)]`` for a symmetric ``Q`` (rows of contiguous values), by two
+def _block_of(M, rows, cols, empty=np.empty, out=None):
+    """``M[np.ix_(rows, cols)]`` for a symmetric ``M`` (rows of contiguous values), by two
     ``take``s (whole rows copied, then columns picked), the shorter index list first:
     fancy indexing by ``np.ix_`` costs about twice as much.  The arrays come from
     ``empty(shape)``: the rows copied, and the result unless ``out`` (C-ordered, for
     ``len(rows) <= len(cols)``) is given."""
     # mode="clip" (the indices are valid) lets take write into its out without a buffer.
     if len(rows) <= len(cols):
-        whole = Q.take(rows, axis=0, out=empty((len(rows), Q.shape[1])), mode="clip")
+        whole = M.take(rows, axis=0, out=empty((len(rows), M.shape[1])), mode="clip")
         if out is None:
             out = empty((len(rows), len(cols)))
         return whole.take(cols, axis=1, out=out, mode="clip")
-    whole = Q.take(cols, axis=0, out=empty((len(cols), Q.shape[1])), mode="clip")
+    whole = M.take(cols, axis=0, out=empty((len(cols), M.shape[1])), mode="clip")
     return whole.take(rows, axis=1, out=empty((len(cols), len(rows))), mode="clip").T
 
 
-def _cholesky_lower(M):
-    """The lower Cholesky factor of a C-ordered symmetric ``M``, in place (``M`` is lost),
-    in Fortran order: LAPACK factors ``M.T``, which is ``M`` in Fortran order, where
+def _cholesky_lower(MF):
+    """The lower Cholesky factor of a C-ordered symmetric ``MF``, in place (``MF`` is lost),
+    in Fortran order: LAPACK factors ``MF.T``, which is ``MF`` in Fortran order, where
     scipy would first copy a C-ordered array."""
-    return cholesky(M.T, "Q = I/nu + D K D", overwrite=True)[0]
+    return cholesky(MF.T, "M = I/nu + YKY", overwrite=True)[0]
 
 
 class BlockSolver:
-    """``Q_FF^{-1} b_F`` for the free sets ``F`` of :func:`active_set` on a dense ``Q``
-    (``b = e`` unless given).
+    """``M_FF^{-1} r_F`` for the free sets ``F`` of :func:`active_set` on a dense ``M``
+    (``r = 1`` unless given).
 
-    The Cholesky factor ``L`` of ``Q_BB`` for the last set ``B`` factored is kept,
-    with ``B`` in an order of its own (``order``, positions in ``Q``).  When ``F``
-    differs from ``B`` in few indices (``R = B - F`` leave, ``A = F - B``
-    enter), the solve is a block update instead of a new factorisation: with
+    The Cholesky factor ``L`` of ``M_BB`` for the last set ``B`` factored is kept,
+    with ``B`` in an order of its own (``order``, positions in ``M``).  When ``F``
+    differs from ``B`` in few indices (``R = B - F`` leave, ``J = F - B``
+    join), the solve is a block update instead of a new factorisation: with
     ``u_R = 0`` imposed by multipliers ``lam`` on the rows of ``R``,
 
-        Q_BB x_B + Q_BA x_A - E_R lam = b_B,   Q_AB x_B + Q_AA x_A = b_A,   x_R = 0,
+        M_BB x_B + M_BJ x_J - E_R lam = r_B,   M_JB x_B + M_JJ x_J = r_J,   x_R = 0,
 
-    and ``x_B`` eliminated by the factor, a system of size ``|A| + |R|`` is left,
-    whose blocks are ``Y'Y`` for ``Y = L^{-1} [Q_BA  E_R]`` (one triangular solve):
-    ``O(|B|^2 (|A| + |R|))`` against ``|F|^3 / 3``.
+    and ``x_B`` eliminated by the factor, a system of size ``|J| + |R|`` is left,
+    whose blocks are ``Z'Z`` for ``Z = L^{-1} [M_BJ  E_R]`` (one triangular solve):
+    ``O(|B|^2 (|J| + |R|))`` against ``|F|^3 / 3``.
 
     When more change, ``F`` is factored again, but only from the first point of
     ``order`` that leaves: the leading ``p`` columns of ``L`` stay (they depend
     on the leading block alone), the rows of ``L`` below them are kept for the
     points that stay and computed by a triangular solve for those that enter
     (appended at the end), and the trailing block is the factor of its Schur
-    complement ``Q_TT - L_T L_T'``: ``O(|T|^2 p + |T|^3 / 3)``, plus ``p^2`` for
+    complement ``M_TT - L_T L_T'``: ``O(|T|^2 p + |T|^3 / 3)``, plus ``p^2`` for
     the row of each point that enters; when that exceeds ``|F|^3 / 3``, ``F`` is
     factored whole.  A caller that puts the points most likely to leave last (the
     working-set solver orders them by the margin its warm start predicts) keeps
     ``p`` large.  Between two factorisations, the columns of
-    ``L^{-1} [Q_BA  E_R]`` of the points that entered or left in an update are
+    ``L^{-1} [M_BJ  E_R]`` of the points that entered or left in an update are
     kept for the next updates, which mostly repeat them.
 
     With a ``workspace`` (:class:`ksvm.lsvm.working_set._Workspace`), the factors and
@@ -68,34 +72,34 @@ class BlockSolver:
 
     Examples
     --------
-    >>> Q = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
-    >>> solve = BlockSolver(Q)  # solve(F) is Q_FF^{-1} e_F, F a boolean mask
-    >>> bool(np.allclose(solve(np.array([True, True, False])), np.linalg.solve(Q[:2, :2], [1, 1])))
+    >>> M = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> solve = BlockSolver(M)  # solve(F) is M_FF^{-1} 1_F, F a boolean mask
+    >>> bool(np.allclose(solve(np.array([True, True, False])), np.linalg.solve(M[:2, :2], [1, 1])))
     True
-    >>> bool(np.allclose(solve(np.ones(3, dtype=bool)), np.linalg.solve(Q, [1, 1, 1])))
+    >>> bool(np.allclose(solve(np.ones(3, dtype=bool)), np.linalg.solve(M, [1, 1, 1])))
     True
     """
 
-    #: Update instead of refactoring while |A| + |R| is at most this fraction of |B|
-    #: and the update takes fewer flops (``|B| k (|B| + 2k)``, ``k = |A| + |R|``) than the
+    #: Update instead of refactoring while |J| + |R| is at most this fraction of |B|
+    #: and the update takes fewer flops (``|B| k (|B| + 2k)``, ``k = |J| + |R|``) than the
     #: refactoring.
     UPDATE_FRACTION = 0.125
 
-    def __init__(self, Q, workspace=None, b=None):
-        self.Q = Q
+    def __init__(self, M, workspace=None, r=None):
+        self.M = M
         self.base = None
         self.workspace = workspace
-        self.b = np.ones(len(Q)) if b is None else b
+        self.r = np.ones(len(M)) if r is None else r
 
-    def grow(self, Q, workspace=None, b=None):
-        """Continue with ``Q``, whose leading block is the current ``Q``, ``workspace`` and
-        ``b``, whose leading entries are the current ``b`` (ones if None)."""
-        n_old = len(self.Q)
-        self.Q = Q
+    def grow(self, M, workspace=None, r=None):
+        """Continue with ``M``, whose leading block is the current ``M``, ``workspace`` and
+        ``r``, whose leading entries are the current ``r`` (ones if None)."""
+        n_old = len(self.M)
+        self.M = M
         self.workspace = workspace
-        self.b = np.ones(len(Q)) if b is None else b
+        self.r = np.ones(len(M)) if r is None else r
         if self.base is not None:
-            self.base = np.concatenate([self.base, np.zeros(len(Q) - n_old, dtype=bool)])
+            self.base = np.concatenate([self.base, np.zeros(len(M) - n_old, dtype=bool)])
 
     def _empty(self, shape):
         return np.empty(shape) if self.workspace is None else self.workspace.empty(shape)
@@ -119,12 +123,12 @@ class BlockSolver:
                 p = 0
         tail = order[p:]
         if p == 0:
-            QF = self._new_factor(order.size)
+            MF = self._new_factor(order.size)
             if np.array_equal(order, np.arange(order.size)):  # a leading block, in order
-                QF[...] = self.Q[: order.size, : order.size]
+                MF[...] = self.M[: order.size, : order.size]
             else:
-                _block_of(self.Q, order, order, self._empty, out=QF)
-            factor = _cholesky_lower(QF)
+                _block_of(self.M, order, order, self._empty, out=MF)
+            factor = _cholesky_lower(MF)
         else:
             old = self.factor[0]
             n_stay = int(stay[p:].sum())
@@ -133,7 +137,7 @@ class BlockSolver:
             if tail.size > n_stay:
                 L_T[n_stay:] = solve_triangular(
                     old[:p, :p],
-                    _block_of(self.Q, order[:p], tail[n_stay:], self._empty),
+                    _block_of(self.M, order[:p], tail[n_stay:], self._empty),
                     lower=True,
                     overwrite_b=True,
                     check_finite=False,
@@ -144,38 +148,38 @@ class BlockSolver:
             factor[:p, :p] = old[:p, :p]
             factor[p:, :p] = L_T
             if tail.size:
-                # The Schur complement Q_TT - L_T L_T' of the leading block (lower half;
+                # The Schur complement M_TT - L_T L_T' of the leading block (lower half;
                 # transposed views are the Fortran arrays BLAS takes without a copy).
                 S = dsyrk(
                     -1.0,
                     L_T.T,
                     beta=1.0,
-                    c=_block_of(self.Q, tail, tail, self._empty).T,
+                    c=_block_of(self.M, tail, tail, self._empty).T,
                     trans=1,
                     lower=1,
                     overwrite_c=1,
                 )
-                factor[p:, p:] = cholesky(S, "Q = I/nu + D K D", overwrite=True)[0]
+                factor[p:, p:] = cholesky(S, "M = I/nu + YKY", overwrite=True)[0]
         self.factor = (factor, True)
         self._columns = {}
-        self.base = np.zeros(len(self.Q), dtype=bool)
+        self.base = np.zeros(len(self.M), dtype=bool)
         self.base[order] = True
         self.base_idx = order
-        self.y = solve_triangular(factor, self.b[order], lower=True, check_finite=False)
-        self.z = solve_triangular(factor, self.y, lower=True, trans="T", check_finite=False)
-        u = np.zeros(len(self.Q))  # z = Q_BB^{-1} b = L'^{-1} y, y = L^{-1} b
+        self.c = solve_triangular(factor, self.r[order], lower=True, check_finite=False)
+        self.z = solve_triangular(factor, self.c, lower=True, trans="T", check_finite=False)
+        u = np.zeros(len(self.M))  # z = M_BB^{-1} r = L'^{-1} c, c = L^{-1} r
         u[order] = self.z
         return u[free]
 
-    def Q_times_off(self, u, free):
-        """``Qu`` off ``free`` (zero on ``free``, where :func:`active_set` does not read
+    def M_times_off(self, u, free):
+        """``Mu`` off ``free`` (zero on ``free``, where :func:`active_set` does not read
         it): from the rows off ``free`` alone when they are fewer than half."""
         off = ~free
         n_off = int(off.sum())
         if 2 * n_off >= len(free):
-            return self.Q @ u
+            return self.M @ u
         g = np.zeros(len(free))
-        rows = self.Q.take(
+        rows = self.M.take(
             np.flatnonzero(off), axis=0, out=self._empty((n_off, len(free))), mode="clip"
         )
         g[off] = rows @ u
@@ -216,25 +220,27 @@ class BlockSolver:
                 return self(free)
             return self._factor(free)
         if n_enter + n_leave == 0:
-            u = np.zeros(len(self.Q))
+            u = np.zeros(len(self.M))
             u[self.base_idx] = self.z
             return u[free]
-        B, A = self.base_idx, np.flatnonzero(enter)
+        B, J = self.base_idx, np.flatnonzero(enter)
         R = np.flatnonzero(leave[B])  # positions in B
         L = self.factor[0]
-        # With Y = L^{-1} [Q_BA  E_R] (triangular solves), the blocks of the system are
-        # the products Y'Y: C' Q_BB^{-1} C = Y'Y.  L^{-1} E_R is 0 above the first
+        # With Z = L^{-1} [M_BJ  E_R] (triangular solves), the blocks of the system are
+        # the products Z'Z: C' M_BB^{-1} C = Z'Z.  L^{-1} E_R is 0 above the first
         # position r of R (L is lower triangular): only L's trailing block from r is
         # used, and the points that leave are mostly near the end of B.  The updates on
-        # one factor mostly repeat the last one's A and R: their columns are kept.
+        # one factor mostly repeat the last one's J and R: their columns are kept.
         cache = self._columns
-        new = [a for a in A if ("a", a) not in cache]
+        # Keys: ("a", j) for a point j that joins (J), ("r", q) for the one at position q
+        # of B that leaves (R).
+        new = [j for j in J if ("a", j) not in cache]
         if new:
             new = np.array(new)
             cols = solve_triangular(
-                L, _block_of(self.Q, B, new, self._empty), lower=True, check_finite=False
+                L, _block_of(self.M, B, new, self._empty), lower=True, check_finite=False
             )
-            cache.update({("a", a): cols[:, j] for j, a in enumerate(new)})
+            cache.update({("a", j): cols[:, k] for k, j in enumerate(new)})
         new = [q for q in R if ("r", q) not in cache]
         if new:
             new, r = np.array(new), new[0]
@@ -243,24 +249,24 @@ class BlockSolver:
             cols = np.zeros((B.size, new.size))
             cols[r:] = solve_triangular(L[r:, r:], E, lower=True, check_finite=False)
             cache.update({("r", q): cols[:, j] for j, q in enumerate(new)})
-        Y = np.empty((B.size, n_enter + n_leave))
-        for j, key in enumerate([("a", a) for a in A] + [("r", q) for q in R]):
-            Y[:, j] = cache[key]
-        G = Y.T @ Y
-        V = G[n_enter:, :n_enter]  # (Q_BB^{-1} Q_BA)_R
+        Z = np.empty((B.size, n_enter + n_leave))
+        for k, key in enumerate([("a", j) for j in J] + [("r", q) for q in R]):
+            Z[:, k] = cache[key]
+        G = Z.T @ Z
+        V = G[n_enter:, :n_enter]  # (M_BB^{-1} M_BJ)_R
         system = np.empty((n_enter + n_leave, n_enter + n_leave))
-        system[:n_enter, :n_enter] = _block_of(self.Q, A, A) - G[:n_enter, :n_enter]
+        system[:n_enter, :n_enter] = _block_of(self.M, J, J) - G[:n_enter, :n_enter]
         system[:n_enter, n_enter:] = V.T
         system[n_enter:, :n_enter] = -V
         system[n_enter:, n_enter:] = G[n_enter:, n_enter:]
-        rhs = np.concatenate([self.b[A] - Y[:, :n_enter].T @ self.y, -self.z[R]])
+        rhs = np.concatenate([self.r[J] - Z[:, :n_enter].T @ self.c, -self.z[R]])
         x = np.linalg.solve(system, rhs)
-        x_A = x[:n_enter].copy()
-        # x_B = Q_BB^{-1}(b_B - Q_BA x_A + E_R lam) = L'^{-1}(y - Y_A x_A + Y_R lam), with y =
-        # L^{-1} b_B: one triangular solve, on the factor as stored (cho_solve would copy it).
+        x_J = x[:n_enter].copy()
+        # x_B = M_BB^{-1}(r_B - M_BJ x_J + E_R lam) = L'^{-1}(c - Z_J x_J + Z_R lam), with c =
+        # L^{-1} r_B: one triangular solve, on the factor as stored (cho_solve would copy it).
         x[:n_enter] *= -1.0
-        x_B = solve_triangular(L, self.y + Y @ x, lower=True, trans="T", check_finite=False)
-        u = np.zeros(len(self.Q))
+        x_B = solve_triangular(L, self.c + Z @ x, lower=True, trans="T", check_finite=False)
+        u = np.zeros(len(self.M))
         u[B] = x_B
-        u[A] = x_A
+        u[J] = x_J
         return u[free]

@@ -1,35 +1,39 @@
 """The linear LSVM on a Dask array: Code 2 and the active-set Newton solver, block by block.
 
 Sherman-Morrison-Woodbury turns the linear LSVM into a map-reduce.  With
-``H = D [A  -e]`` the dual's matrix ``Q = I/nu + HH'`` is applied through
+``H = Y [X  1]`` the dual's matrix ``M = I/nu + HH'`` is applied through
 
 .. math::
 
-    Q^{-1} z = \\nu \\bigl(z - H M^{-1} H'z\\bigr), \\qquad M = I/\\nu + H'H,
+    M^{-1} z = \\nu \\bigl(z - H S^{-1} H'z\\bigr), \\qquad S = I/\\nu + H'H,
 
 and both ``H'H = sum_k H_k'H_k`` and ``H'z = sum_k H_k'z_k`` are sums over the
-row blocks ``A_k`` of the data: each block contributes an ``(n+1) x (n+1)``
-matrix or an ``(n+1)``-vector, the sums are tree-reduced on the cluster, and
-only they reach the client, which solves the tiny system with ``M`` (the
+row blocks ``X_k`` of the data: each block contributes a ``(d+1) x (d+1)``
+matrix or a ``(d+1)``-vector, the sums are tree-reduced on the cluster, and
+only they reach the client, which solves the tiny system with ``S`` (the
 functions of :mod:`ksvm.linalg`, applied to a block; the map and the reduce are
-those of :mod:`ksvm.lsvm.dask_blocks`).  The dual
-vector ``u`` (and Code 2's ``Qu``) stay on the workers as persisted Dask
-arrays chunked like ``A``; the convergence tests use scalars (norms, counts,
-a maximum) reduced on the cluster.  No ``m``-sized array is gathered.
+those of :mod:`ksvm.lsvm.dask_blocks`).  The multipliers ``u`` (the book's
+``alpha``; and Code 2's ``Mu``) stay on the workers as persisted Dask
+arrays chunked like ``X``; the convergence tests use scalars (norms, counts,
+a maximum) reduced on the cluster.  No ``n``-sized array is gathered.
 
-One pass over ``A`` per iteration of Code 2.  Iteration ``k`` of
-:func:`ksvm.lsvm.lsvm_linear` computes ``u^k = Q^{-1} z^k`` with
-``z^0 = e`` and ``z^{k+1} = e + ((z^k - e) - eta u^k)_+`` (``z^k = Q u^k``);
-reading block ``A_j`` once gives ``u^k_j`` from ``M^{-1} H'z^k``, then
+One pass over ``X`` per iteration of Code 2.  Iteration ``k`` of
+:func:`ksvm.lsvm.lsvm_linear` computes ``u^k = M^{-1} z^k`` with
+``z^0 = 1`` and ``z^{k+1} = 1 + ((z^k - 1) - eta u^k)_+`` (``z^k = M u^k``);
+reading block ``X_j`` once gives ``u^k_j`` from ``S^{-1} H'z^k``, then
 ``z^{k+1}_j``, and with them the block's share of ``H'z^{k+1}`` (the next
-iteration's right-hand side), of ``H'u^k = [w; -b]`` and of
-``||u^k - u^{k-1}||^2``.  The first pass forms ``H'H`` and ``H'e``.
+iteration's right-hand side), of ``H'u^k = [w; b]`` and of
+``||u^k - u^{k-1}||^2``.  The first pass forms ``H'H`` and ``H'1``.
 
 The active-set Newton solver (:func:`ksvm.lsvm.lsvm_linear_newton`) keeps its
 free set ``F`` as a persisted boolean Dask array; a step needs the sums
-``H_F'H_F`` and ``H_F'e`` (one pass), then ``u`` and ``H'u`` (a second pass),
-then ``Qu - e``, the signs and the next free set's sums (a third pass, which
+``H_F'H_F`` and ``H_F'1`` (one pass), then ``u`` and ``H'u`` (a second pass),
+then ``Mu - 1``, the signs and the next free set's sums (a third pass, which
 the next step reuses when it is a block step).
+
+The letters are the book's (:mod:`ksvm.lsvm`): Mangasarian & Musicant's ``A``,
+``D``, ``e``, ``Q`` and step ``alpha`` are ``X``, ``Y``, ``1``, ``M`` and ``eta``
+here, and their plane ``(w, gamma)`` is ``(w, -b)``.
 
 Both run on the active ``dask.distributed`` client (``distributed.get_client()``
 finds it: the same code runs on a laptop's ``LocalCluster`` or on a cluster
@@ -88,22 +92,23 @@ def _report(callback, passes, iteration, opt):
 # --- Code 2, one pass a iteration ----------------------------------------------------------
 
 
-def _code2_block(a, d, z, u_prev, *, p, nu, eta):
-    """Iteration k on one block: ``u^k``, ``z^{k+1}`` and their shares of the sums.
+def _code2_block(x, y, z, u_prev, *, p, nu, eta):
+    """Iteration k on one block ``x`` of ``X`` (labels ``y``): ``u^k``, ``z^{k+1}`` and
+    their shares of the sums.
 
-    Sums: ``H'z^{k+1}`` (n+1), ``H'u^k`` (n+1), ``||u^k - u^{k-1}||^2``, ``||u^k||^2``.
+    Sums: ``H'z^{k+1}`` (d+1), ``H'u^k`` (d+1), ``||u^k - u^{k-1}||^2``, ``||u^k||^2``.
     """
-    d = d.astype(np.float64)
-    # u^k = Q^{-1} z^k by SMW (ksvm.linalg.smw_solve), with p = M^{-1} H'z^k from the sums
-    u = nu * (z - apply_H(a, d, p))
-    z_next = 1.0 + np.maximum((z - 1.0) - eta * u, 0.0)  # (15): z^{k+1} = Q u^{k+1}
+    y = y.astype(np.float64)
+    # u^k = M^{-1} z^k by SMW (ksvm.linalg.smw_solve), with p = S^{-1} H'z^k from the sums
+    u = nu * (z - apply_H(x, y, p))
+    z_next = 1.0 + np.maximum((z - 1.0) - eta * u, 0.0)  # (15): z^{k+1} = M u^{k+1}
     diff = 0.0 if u_prev is None else float(np.sum((u - u_prev) ** 2))
-    sums = np.concatenate([apply_Ht(a, d, z_next), apply_Ht(a, d, u), [diff, float(u @ u)]])
+    sums = np.concatenate([apply_Ht(x, y, z_next), apply_Ht(x, y, u), [diff, float(u @ u)]])
     return (u, z_next), sums
 
 
-def _code2_block_first(a, d, z, **kw):
-    return _code2_block(a, d, z, None, **kw)
+def _code2_block_first(x, y, z, **kw):
+    return _code2_block(x, y, z, None, **kw)
 
 
 def lsvm_linear(
@@ -141,7 +146,7 @@ def lsvm_linear(
     Returns
     -------
     result : LSVMResult
-        ``w`` (ndarray of shape (n,)) and ``b`` (float) on the client;
+        ``w`` (ndarray of shape (d,)) and ``b`` (float) on the client;
         ``u`` a persisted Dask array chunked like the rows of ``X``.
         ``passes`` extra attribute: the passes over ``X`` made (iterations + 2).
 
@@ -159,7 +164,7 @@ def lsvm_linear(
 
     Notes
     -----
-    Passes over ``X``: one for ``H'H`` and ``H'e``, one for ``u^0``, one per
+    Passes over ``X``: one for ``H'H`` and ``H'1``, one for ``u^0``, one per
     iteration.  Memory on the workers: a block of ``X`` at a time per thread,
     and four vectors of length ``n`` (``u`` and ``z``, old and new) while an
     iteration runs.
@@ -172,31 +177,31 @@ def lsvm_linear(
     (0.9757, -1.9417, 'Array')
     """
     X, y = check_row_chunked(X, y)
-    m, n = X.shape
-    nu, eta = _check_nu_eta(nu, eta, m)
+    n, d = X.shape
+    nu, eta = _check_nu_eta(nu, eta, n)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
-    dd = _labels_pm(y)
-    HtH, Htz = gram_sums(X, dd)  # pass 1, with the check that X is finite
-    factor = smw_gram_factor(HtH, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
+    y = _labels_pm(y)
+    HtH, Htz = gram_sums(X, y)  # pass 1, with the check that X is finite
+    factor = smw_gram_factor(HtH, nu)  # Code 2 inverts this (d+1) x (d+1) matrix
     _report(callback, 1, 0, np.inf)
 
-    z = da.ones(m, chunks=(X.chunks[0],))  # z^0 = Q u^0 = e
+    z = da.ones(n, chunks=(X.chunks[0],))  # z^0 = M u^0 = 1
     u_prev = None
     history = []
     it, opt, best, since_best, at_floor = -1, np.inf, np.inf, 0, False
     while True:
-        p = cho_solve(factor, Htz, check_finite=False)  # M^{-1} H'z^k
+        p = cho_solve(factor, Htz, check_finite=False)  # S^{-1} H'z^k
         if u_prev is None:
             (u, z_next), sums = _per_block(
-                _code2_block_first, [X, dd, z], 2 * n + 4, 2, p=p, nu=nu, eta=eta
+                _code2_block_first, [X, y, z], 2 * d + 4, 2, p=p, nu=nu, eta=eta
             )
         else:
             (u, z_next), sums = _per_block(
-                _code2_block, [X, dd, z, u_prev], 2 * n + 4, 2, p=p, nu=nu, eta=eta
+                _code2_block, [X, y, z, u_prev], 2 * d + 4, 2, p=p, nu=nu, eta=eta
             )
         u, z_next, sums = _persist(u, z_next, sums)
         sums = sums.compute()
-        Htz, Htu = sums[: n + 1], sums[n + 1 : 2 * n + 2]
+        Htz, Htu = sums[: d + 1], sums[d + 1 : 2 * d + 2]
         it += 1
         z, u_prev = z_next, u
         if it == 0:
@@ -227,8 +232,8 @@ def lsvm_linear(
         n_iter=it,
         opt=opt,
         u=u,
-        w=Htu[:n].copy(),
-        b=-float(Htu[n]),
+        w=Htu[:d].copy(),
+        b=float(Htu[d]),
         converged=converged,
         at_floor=at_floor,
         history=np.array(history) if return_history else None,
@@ -240,60 +245,60 @@ def lsvm_linear(
 # --- the active-set Newton solver: the free set on the workers --------------------------
 
 
-def _newton_u_block(a, d, free, u_prev, *, p, nu):
-    """``u`` on the free set from ``p = M_F^{-1} H_F'e``, 0 elsewhere; sums ``H'u`` and
+def _newton_u_block(x, y, free, u_prev, *, p, nu):
+    """``u`` on the free set from ``p = S_F^{-1} H_F'1``, 0 elsewhere; sums ``H'u`` and
     ``||u - u_prev||^2``; the maximum of ``u``."""
-    d = d.astype(np.float64)
-    u = np.zeros(a.shape[0]) if p is None else np.where(free, nu * (1.0 - apply_H(a, d, p)), 0.0)
+    y = y.astype(np.float64)
+    u = np.zeros(x.shape[0]) if p is None else np.where(free, nu * (1.0 - apply_H(x, y, p)), 0.0)
     diff = float(np.sum((u - u_prev) ** 2)) if u_prev is not None else float(u @ u)
-    return (u,), np.concatenate([apply_Ht(a, d, u), [diff]]), [u.max() if u.size else -np.inf]
+    return (u,), np.concatenate([apply_Ht(x, y, u), [diff]]), [u.max() if u.size else -np.inf]
 
 
-def _newton_sign_block(a, d, free, u, index, *, c, nu, threshold):
-    """Signs on one block: ``g = Qu - e`` from ``c = H'u``, the wrong ones (their count,
+def _newton_sign_block(x, y, free, u, index, *, c, nu, threshold):
+    """Signs on one block: ``g = Mu - 1`` from ``c = H'u``, the wrong ones (their count,
     and the largest index as a maximum), the next free set's shares of ``H_F'H_F``
-    and ``H_F'e``, and ``H' max(u, 0)``."""
-    d = d.astype(np.float64)
-    g = u / nu + apply_H(a, d, c) - 1.0
+    and ``H_F'1``, and ``H' max(u, 0)``."""
+    y = y.astype(np.float64)
+    g = u / nu + apply_H(x, y, c) - 1.0
     infeasible = np.where(free, u < -threshold, g < -threshold)
     count = np.count_nonzero(infeasible)
     last = float(index[infeasible].max()) if count else -1.0
     next_free = free ^ infeasible
     sums = np.concatenate(
-        [[count], _augmented_gram(a, d, keep=next_free), apply_Ht(a, d, np.maximum(u, 0.0))]
+        [[count], _augmented_gram(x, y, keep=next_free), apply_Ht(x, y, np.maximum(u, 0.0))]
     )
     return (next_free,), sums, [last]
 
 
-def _free_gram_block(a, d, free):
-    return (), _augmented_gram(a, d, keep=free)
+def _free_gram_block(x, y, free):
+    return (), _augmented_gram(x, y, keep=free)
 
 
-def _newton_u_pass(X, dd, free, u_prev, HtH_F, Hte_F, *, nu):
+def _newton_u_pass(X, y, free, u_prev, HtH_F, Ht1_F, *, nu):
     """One pass over ``X`` for ``u`` on the free set ``F`` (0 elsewhere), from the sums
-    ``H_F'H_F`` and ``H_F'e``: returns ``u`` (persisted), ``H'u``, ``||u - u_prev||``
+    ``H_F'H_F`` and ``H_F'1``: returns ``u`` (persisted), ``H'u``, ``||u - u_prev||``
     (``||u||`` at the first step) and the largest entry of ``u``."""
-    n = X.shape[1]
+    d = X.shape[1]
     p = None
-    if HtH_F[n, n] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'e
-        p = cho_solve(smw_gram_factor(HtH_F, nu), Hte_F, check_finite=False)
-    arrays = [X, dd, free] + ([u_prev] if u_prev is not None else [])
+    if HtH_F[d, d] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'1
+        p = cho_solve(smw_gram_factor(HtH_F, nu), Ht1_F, check_finite=False)
+    arrays = [X, y, free] + ([u_prev] if u_prev is not None else [])
     block = _newton_u_block if u_prev is not None else _newton_first_block
-    (u,), sums, top = _per_block(block, arrays, n + 2, 1, n_max=1, p=p, nu=nu)
+    (u,), sums, top = _per_block(block, arrays, d + 2, 1, n_max=1, p=p, nu=nu)
     u, sums, top = _persist(u, sums, top)
     sums, top = dask.compute(sums, top)
-    return u, sums[: n + 1], float(np.sqrt(sums[n + 1])), float(top[0])
+    return u, sums[: d + 1], float(np.sqrt(sums[d + 1])), float(top[0])
 
 
-def _newton_sign_pass(X, dd, free, u, index, c, *, nu, threshold):
-    """One pass over ``X`` for the signs of ``u`` and ``Qu - e`` (``c = H'u``): returns the
+def _newton_sign_pass(X, y, free, u, index, c, *, nu, threshold):
+    """One pass over ``X`` for the signs of ``u`` and ``Mu - 1`` (``c = H'u``): returns the
     next free set (persisted), the count of indices on the wrong side, the largest of
-    them, the next free set's ``H_F'H_F`` and ``H_F'e``, and ``H' max(u, 0)``."""
-    n = X.shape[1]
+    them, the next free set's ``H_F'H_F`` and ``H_F'1``, and ``H' max(u, 0)``."""
+    d = X.shape[1]
     (next_free,), sums, last = _per_block(
         _newton_sign_block,
-        [X, dd, free, u, index],
-        1 + (n + 1) ** 2 + 2 * (n + 1),
+        [X, y, free, u, index],
+        1 + (d + 1) ** 2 + 2 * (d + 1),
         1,
         row_dtypes=(bool,),
         n_max=1,
@@ -303,19 +308,19 @@ def _newton_sign_pass(X, dd, free, u, index, c, *, nu, threshold):
     )
     next_free, sums, last = _persist(next_free, sums, last)
     sums, last = dask.compute(sums, last)
-    HtH_next, Hte_next = _unpack_gram(sums[1:], n, check=False)
-    Htu_plus = sums[1 + (n + 1) ** 2 + n + 1 :]
-    return next_free, int(sums[0]), int(last[0]), HtH_next, Hte_next, Htu_plus
+    HtH_next, Ht1_next = _unpack_gram(sums[1:], d, check=False)
+    Htu_plus = sums[1 + (d + 1) ** 2 + d + 1 :]
+    return next_free, int(sums[0]), int(last[0]), HtH_next, Ht1_next, Htu_plus
 
 
-def _murty_pass(X, dd, next_free):
-    """One pass over ``X`` for the sums ``H_F'H_F`` and ``H_F'e`` of a free set that a single
+def _murty_pass(X, y, next_free):
+    """One pass over ``X`` for the sums ``H_F'H_F`` and ``H_F'1`` of a free set that a single
     pivot made: returns the free set (persisted) and the two sums."""
-    n = X.shape[1]
+    d = X.shape[1]
     next_free = _persist(next_free)[0]
-    (), sums = _per_block(_free_gram_block, [X, dd, next_free], (n + 1) ** 2 + n + 1, 0)
-    HtH_next, Hte_next = _unpack_gram(sums.compute(), n, check=False)
-    return next_free, HtH_next, Hte_next
+    (), sums = _per_block(_free_gram_block, [X, y, next_free], (d + 1) ** 2 + d + 1, 0)
+    HtH_next, Ht1_next = _unpack_gram(sums.compute(), d, check=False)
+    return next_free, HtH_next, Ht1_next
 
 
 def lsvm_linear_newton(
@@ -335,7 +340,7 @@ def lsvm_linear_newton(
     with Murty's rule as the safeguard, :func:`ksvm.lsvm.active_set`), with the
     same arguments, defaults and answer; that function calls this one when
     ``X`` is a Dask array.  The free set ``F`` is a persisted boolean Dask
-    array; each step's ``(n+1) x (n+1)`` system ``I/nu + H_F'H_F`` is summed
+    array; each step's ``(d+1) x (d+1)`` system ``I/nu + H_F'H_F`` is summed
     over the blocks, solved on the client, and applied on the workers.
 
     Parameters
@@ -370,7 +375,7 @@ def lsvm_linear_newton(
     Notes
     -----
     A step reads ``X`` twice: once for ``u`` on the free set and ``H'u``, once for
-    the signs of ``u`` and ``Qu - e`` and the sums of the next free set.  A
+    the signs of ``u`` and ``Mu - 1`` and the sums of the next free set.  A
     Murty step (a single index changes side) sums the new free set in one more
     pass.
 
@@ -382,30 +387,30 @@ def lsvm_linear_newton(
     (0.9757, -1.9417, 2)
     """
     X, y = check_row_chunked(X, y)
-    m, n = X.shape
-    nu, _ = _check_nu_eta(nu, None, m)
+    n, d = X.shape
+    nu, _ = _check_nu_eta(nu, None, n)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
-    dd = _labels_pm(y)
+    y = _labels_pm(y)
     chunks = (X.chunks[0],)
-    index = da.arange(m, chunks=chunks, dtype=np.float64)
-    HtH_F, Hte_F = gram_sums(X, dd)  # every index free at the start
+    index = da.arange(n, chunks=chunks, dtype=np.float64)
+    HtH_F, Ht1_F = gram_sums(X, y)  # every index free at the start
     passes = 1
     _report(callback, passes, 0, np.inf)
-    free = da.ones(m, chunks=chunks, dtype=bool)
-    u, c = None, np.zeros(n + 1)  # u = 0 and (w, -b) = 0 if no step is taken
+    free = da.ones(n, chunks=chunks, dtype=bool)
+    u, c = None, np.zeros(d + 1)  # u = 0 and (w, b) = 0 if no step is taken
     history = []
-    pivoting = _Pivoting(m, patience)
+    pivoting = _Pivoting(n, patience)
     it, opt, converged, count = 0, np.inf, False, None
     while it < max_iter:
-        u, c, opt, umax = _newton_u_pass(X, dd, free, u, HtH_F, Hte_F, nu=nu)
+        u, c, opt, umax = _newton_u_pass(X, y, free, u, HtH_F, Ht1_F, nu=nu)
         passes += 1
         it += 1
         _report(callback, passes, it, opt)
         if return_history:
             history.append(opt)
         threshold = tol * max(1.0, umax)
-        next_free, count, last, HtH_next, Hte_next, Htu_plus = _newton_sign_pass(
-            X, dd, free, u, index, c, nu=nu, threshold=threshold
+        next_free, count, last, HtH_next, Ht1_next, Htu_plus = _newton_sign_pass(
+            X, y, free, u, index, c, nu=nu, threshold=threshold
         )
         passes += 1
         _report(callback, passes, it, opt)
@@ -413,23 +418,23 @@ def lsvm_linear_newton(
             converged = True
             break
         if not pivoting.block_step(count):  # Murty's single pivot on the largest wrong index
-            next_free, HtH_next, Hte_next = _murty_pass(X, dd, free ^ (index == last))
+            next_free, HtH_next, Ht1_next = _murty_pass(X, y, free ^ (index == last))
             passes += 1
             _report(callback, passes, it, opt)
-        free, HtH_F, Hte_F = next_free, HtH_next, Hte_next
+        free, HtH_F, Ht1_F = next_free, HtH_next, Ht1_next
     if converged:
         u = _persist(da.maximum(u, 0.0))[0]  # entries of at most the threshold's size below 0
         c = Htu_plus
     else:
         _warn_active_set(it, count, tol, " on Dask")
         if u is None:
-            u = da.zeros(m, chunks=chunks)
+            u = da.zeros(n, chunks=chunks)
     result = LSVMResult(
         n_iter=it,
         opt=opt,
         u=u,
-        w=c[:n].copy(),
-        b=-float(c[n]),
+        w=c[:d].copy(),
+        b=float(c[d]),
         converged=converged,
         history=np.array(history) if return_history else None,
     )
@@ -437,8 +442,8 @@ def lsvm_linear_newton(
     return result
 
 
-def _newton_first_block(a, d, free, **kw):
-    return _newton_u_block(a, d, free, None, **kw)
+def _newton_first_block(x, y, free, **kw):
+    return _newton_u_block(x, y, free, None, **kw)
 
 
 # --- the estimator's Dask path ----------------------------------------------------------------
@@ -450,14 +455,14 @@ def validate_training_data(estimator, X, y):
     labels as a lazy -1/+1 Dask array.  The estimator's ``fit`` then runs
     :func:`solve_linear` and records the solution as for an in-memory ``X``: ``coef_``
     and ``intercept_`` on the client, ``u_`` a persisted Dask array, and what would
-    gather ``m``-sized data lazy (``support_``, the indices of the points with
-    ``d_i f(x_i) < 1``, ``dual_coef_`` and ``support_vectors_`` are Dask arrays of
+    gather ``n``-sized data lazy (``support_``, the indices of the points with
+    ``y_i f(x_i) < 1``, ``dual_coef_`` and ``support_vectors_`` are Dask arrays of
     unknown length: compute them to fetch them).
     """
     if estimator.kernel != "linear":
         raise ValueError(
             f"A Dask array can be fitted with kernel='linear' only (got {estimator.kernel!r}): "
-            "the other kernels need the m x m kernel matrix. For a nonlinear classifier on a "
+            "the other kernels need the n x n kernel matrix. For a nonlinear classifier on a "
             "Dask array, map it to features first (ksvm.lsvm_dask.nystroem_features)."
         )
     X, y = check_row_chunked(X, y, name="X")
@@ -468,7 +473,7 @@ def validate_training_data(estimator, X, y):
 
 def solve_linear(X, y, nu, newton, options):
     """The linear LSVM on a Dask ``X`` with labels ``y`` (-1/+1): the solver's result and
-    the indices of the points with ``d_i f(x_i) < 1``, a lazy Dask array."""
+    the indices of the points with ``y_i f(x_i) < 1``, a lazy Dask array."""
     solve = lsvm_linear_newton if newton else lsvm_linear
     result = solve(X, y, nu, **options)
     margins = y * _linear_scores(X, result.w, result.b)
@@ -529,7 +534,7 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
     X : dask.array.Array of shape (n, d)
         Chunked by rows.
     n_components : int >= 1, default=100
-        The number of landmarks and of features; at most ``m``.
+        The number of landmarks and of features; at most ``n``.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
         Width of ``exp(-gamma ||x - z||^2)``; 'scale' and 'auto' are resolved on
         the landmarks.
@@ -538,7 +543,7 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
 
     Returns
     -------
-    Phi : dask.array.Array of shape (m, n_components)
+    Phi : dask.array.Array of shape (n, n_components)
         Lazy, chunked like the rows of ``X``.
     transformer : ksvm.features.NystroemFeatures
         Fitted: it maps new points (``transformer.transform``) the same way.
@@ -546,7 +551,7 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
     Raises
     ------
     ValueError
-        If ``n_components`` is not an integer in ``[1, m]``, or as
+        If ``n_components`` is not an integer in ``[1, n]``, or as
         :func:`check_row_chunked`.
 
     Examples
@@ -562,13 +567,13 @@ def nystroem_features(X, n_components=100, *, gamma="scale", random_state=None):
     from ..features import NystroemFeatures
 
     X, _ = check_row_chunked(X, name="X")
-    m = X.shape[0]
+    n = X.shape[0]
     n_components = check_integer(n_components, "n_components")
-    if not 1 <= n_components <= m:
+    if not 1 <= n_components <= n:
         raise ValueError(
-            f"n_components must be in [1, {m}] (the number of rows), got {n_components}."
+            f"n_components must be in [1, {n}] (the number of rows), got {n_components}."
         )
-    rows = np.sort(np.random.default_rng(random_state).choice(m, n_components, replace=False))
+    rows = np.sort(np.random.default_rng(random_state).choice(n, n_components, replace=False))
     landmarks = X[rows].compute()
     transformer = NystroemFeatures(n_components=n_components, gamma=gamma, random_state=0).fit(
         landmarks

@@ -1,8 +1,8 @@
 """A Dask array read block by block, for :mod:`ksvm.lsvm.dask`: the checks of its input,
 one function mapped over its row blocks with sums tree-reduced on the cluster, and the
-sums ``H'H`` and ``H'e`` of the linear LSVM.
+sums ``H'H`` and ``H'1`` of the linear LSVM (``H = Y [X  1]``).
 
-Each block of rows contributes an ``(n+1) x (n+1)`` matrix or an ``(n+1)``-vector;
+Each block of rows contributes a ``(d+1) x (d+1)`` matrix or a ``(d+1)``-vector;
 only the sums reach the client, and the row outputs (``u``, the free set) stay on the
 workers as Dask arrays chunked like the data.
 """
@@ -96,24 +96,24 @@ def check_row_chunked(X, y=None, name="X"):
     return X, da.from_array(y, chunks=(X.chunks[0],))
 
 
-def _classes(d):
-    """The two classes of ``d`` (sorted), found on the cluster; ValueError if not two."""
-    classes = np.asarray(da.unique(d).compute())
+def _classes(y):
+    """The two classes of ``y`` (sorted), found on the cluster; ValueError if not two."""
+    classes = np.asarray(da.unique(y).compute())
     if classes.size != 2:
         raise ValueError(
-            f"The LSVM needs exactly two classes in d; found {classes.size}: "
+            f"The LSVM needs exactly two classes in y; found {classes.size}: "
             f"{classes[:10].tolist()}."
         )
     return classes
 
 
-def _labels_pm(d, classes=None):
+def _labels_pm(y, classes=None):
     """The labels as int8 -1/+1 (the second class in sort order is +1), persisted.
 
     One byte a point on the workers; the blocks turn them into float64 as they use them.
     """
-    classes = _classes(d) if classes is None else classes
-    return _persist(da.where(d == classes[1], 1, -1).astype(np.int8))[0]
+    classes = _classes(y) if classes is None else classes
+    return _persist(da.where(y == classes[1], 1, -1).astype(np.int8))[0]
 
 
 # --- the map and the reduce ----------------------------------------------------------
@@ -165,25 +165,26 @@ def _per_block(func, arrays, n_sums, n_rows_out, row_dtypes=None, n_max=0, **con
     return rows, sums, partial(2, n_max).max(axis=0)
 
 
-def _augmented_gram(a, d, keep=None):
-    """One block's share of ``H'H`` (flattened), ``H'e`` and the count of non-finite entries.
+def _augmented_gram(x, y, keep=None):
+    """One block's share of ``H'H`` (flattened) and ``H'1``.
 
-    ``H_k = D_k [A_k  -e]``; the labels square away in ``H'H``.  Rows outside
-    ``keep`` (a boolean mask, the free set) are left out.
+    ``H_k = Y_k [X_k  1]`` for the block ``x = X_k`` and its labels ``y``; the labels
+    square away in ``H'H``.  Rows outside ``keep`` (a boolean mask, the free set) are
+    left out.
     """
-    d = d.astype(np.float64, copy=False)
+    y = y.astype(np.float64, copy=False)
     if keep is not None:
-        a, d = a[keep], d[keep]
-    return np.concatenate([augmented_gram(a).ravel(), a.T @ d, [-d.sum()]])
+        x, y = x[keep], y[keep]
+    return np.concatenate([augmented_gram(x).ravel(), x.T @ y, [y.sum()]])
 
 
-def _gram_block(a, d):
-    bad = np.count_nonzero(~np.isfinite(a))
-    return (), np.concatenate([_augmented_gram(a, d), [bad]])
+def _gram_block(x, y):
+    bad = np.count_nonzero(~np.isfinite(x))
+    return (), np.concatenate([_augmented_gram(x, y), [bad]])
 
 
 def gram_sums(X, y):
-    """``H'H`` and ``H'e`` for ``H = D [X  -e]``, summed block by block on the cluster.
+    """``H'H`` and ``H'1`` for ``H = Y [X  1]``, summed block by block on the cluster.
 
     Parameters
     ----------
@@ -195,7 +196,7 @@ def gram_sums(X, y):
     Returns
     -------
     HtH : ndarray of shape (d + 1, d + 1)
-    Hte : ndarray of shape (d + 1,)
+    Ht1 : ndarray of shape (d + 1,)
 
     Raises
     ------
@@ -205,26 +206,26 @@ def gram_sums(X, y):
     Examples
     --------
     >>> X = da.from_array(np.array([[1.0], [2.0], [4.0]]), chunks=(2, 1))
-    >>> HtH, Hte = gram_sums(X, da.from_array(np.array([1.0, -1.0, 1.0]), chunks=2))
+    >>> HtH, Ht1 = gram_sums(X, da.from_array(np.array([1.0, -1.0, 1.0]), chunks=2))
     >>> HtH
-    array([[21., -7.],
-           [-7.,  3.]])
-    >>> Hte
-    array([ 3., -1.])
+    array([[21.,  7.],
+           [ 7.,  3.]])
+    >>> Ht1
+    array([3., 1.])
     """
-    n = X.shape[1]
-    (), sums = _per_block(_gram_block, [X, y], (n + 1) ** 2 + n + 2, 0)
+    d = X.shape[1]
+    (), sums = _per_block(_gram_block, [X, y], (d + 1) ** 2 + d + 2, 0)
     sums = sums.compute()
-    return _unpack_gram(sums, n)
+    return _unpack_gram(sums, d)
 
 
-def _unpack_gram(sums, n, check=True):
+def _unpack_gram(sums, d, check=True):
     if check and sums[-1] > 0:
         raise ValueError(
             f"X holds {int(sums[-1])} NaN or infinite entries; the LSVM needs finite data."
         )
-    k = (n + 1) ** 2
-    return sums[:k].reshape(n + 1, n + 1), sums[k : k + n + 1]
+    k = (d + 1) ** 2
+    return sums[:k].reshape(d + 1, d + 1), sums[k : k + d + 1]
 
 
 def _persist(*arrays):

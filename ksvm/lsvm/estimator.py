@@ -1,4 +1,10 @@
-"""The Lagrangian SVM as a scikit-learn estimator: :class:`LagrangianSVC`."""
+"""The Lagrangian SVM as a scikit-learn estimator: :class:`LagrangianSVC`.
+
+The letters are the book's (:mod:`ksvm.lsvm`): the equation numbers are
+Mangasarian & Musicant's, whose ``A``, ``D``, ``e``, ``Q`` are ``X``, ``Y``, ``1``,
+``M`` here, whose augmented points ``G = [A  -e]`` are ``[X  1]`` (:func:`augment`)
+and whose offset ``gamma`` is ``-b``; ``u`` is the book's ``alpha``.
+"""
 
 import numpy as np
 
@@ -17,16 +23,17 @@ class LagrangianSVC(BaseKernelClassifier):
     """The Lagrangian SVM of Mangasarian & Musicant (2001) as an estimator.
 
     It solves their formulation (7) through its dual (11).  With
-    ``kernel='linear'`` no ``m x m`` matrix is formed (Sherman-Morrison-Woodbury:
+    ``kernel='linear'`` no ``n x n`` matrix is formed (Sherman-Morrison-Woodbury:
     millions of points are fine), and ``coef_ = w``, ``intercept_ = b``.
-    With another kernel it works with ``K(G, G')``, ``G = [X -e]``: the Newton
+    With another kernel it works with the Gram matrix ``K-tilde`` of the augmented
+    points ``[x_i  1]`` (:func:`augment`): the Newton
     solver with a kernel that is PSD by theory ('rbf', 'exponential', 'poly'
     with ``coef0 >= 0``) computes only the rows of the points that can be free,
     on demand and in a cache of ``cache_size`` MB (:func:`lsvm_kernel_columns`), and
     keeps the memory its last small problem was solved in (at most 61 MB) for its next
     fit (neither ``clone`` nor pickling copies it); the fixed point, a callable, 'sigmoid' and
-    'precomputed' use the whole ``m x m`` matrix.  The decision function is
-    ``K([x' -1], G') D u``; for the linear kernel that is ``x'w + b``.
+    'precomputed' use the whole ``n x n`` matrix.  The decision function is
+    ``sum_i u_i y_i k([x  1], [x_i  1])``; for the linear kernel that is ``x'w + b``.
     With the linear kernel, ``fit``, ``decision_function`` and ``predict`` also
     take a Dask array chunked by rows, solved block by block
     (:mod:`ksvm.lsvm.dask`).
@@ -37,13 +44,16 @@ class LagrangianSVC(BaseKernelClassifier):
         Weight of the squared slacks; None means ``1 / n_samples``.
     kernel : {'linear', 'poly', 'rbf', 'exponential', 'sigmoid', 'precomputed'} or callable
         The kernel, 'linear' by default, applied to the augmented points
-        ``[x, -1]``.  With 'precomputed', ``fit`` takes ``K(G, G')`` and
-        ``decision_function`` the block ``K([X -e], G')``.
+        ``[x, 1]``.  With 'precomputed', ``fit`` takes the Gram matrix of the
+        augmented training points and ``decision_function`` the kernel values
+        between the augmented new points and them.
     gamma : {'scale', 'auto'} or float > 0, default='scale'
         'scale' and 'auto' are resolved on ``X`` for the distance kernels ('rbf',
-        'exponential'), whose values the appended -1 does not change, so that
-        ``gamma='scale'`` means what it means for ``SVC``; and on the augmented
-        data ``[X -e]`` for the inner-product kernels ('poly', 'sigmoid').
+        'exponential'), whose values the appended column does not change, so that
+        ``gamma='scale'`` means what it means for ``SVC``; and for the
+        inner-product kernels ('poly', 'sigmoid') on the data with a column of -1
+        appended (Mangasarian & Musicant's ``[A  -e]``, whose variance differs from
+        that of ``[X  1]``; the value resolved is the one this estimator always had).
     degree : int >= 1, default=3
     coef0 : float, default=1.0
     solver : {'auto', 'newton', 'fixed-point'}, default='auto'
@@ -55,7 +65,7 @@ class LagrangianSVC(BaseKernelClassifier):
         it was as fast or faster in every setting the book measures (the
         chapters on the Newton solver and on choosing a method).  With
         ``kernel='linear'`` a Newton step is one pass over ``X`` plus an update
-        of the ``(n+1) x (n+1)`` matrix ``H_F'H_F`` by the points that changed
+        of the ``(d+1) x (d+1)`` matrix ``H_F'H_F`` by the points that changed
         side; at 2,000,000 x 10 points the whole ``fit`` took a third of
         ``LinearSVC``'s time or less on the same problem (the chapter "LSVM at
         scale").
@@ -76,17 +86,17 @@ class LagrangianSVC(BaseKernelClassifier):
     ----------
     classes_, n_features_in_, support_vectors_
         As for every ``ksvm`` classifier (:mod:`ksvm.base`).  With the linear kernel
-        and every point a support vector (``nu = 1/m`` puts them all inside the
+        and every point a support vector (``nu = 1/n`` puts them all inside the
         margin), ``support_vectors_`` is a read-only view of ``X``, not a copy.
     u_ : ndarray of shape (n_samples,)
-        The dual solution.
+        The dual solution, the multipliers (the book's ``alpha``).
     support_ : ndarray of int
-        The points with ``d_i f(x_i) < 1``: those with ``u_i > 0`` at the solution,
-        where ``u_i = nu max(0, 1 - d_i f(x_i))``.  (The sign of an iterate ``u_``
+        The points with ``y_i f(x_i) < 1``: those with ``u_i > 0`` at the solution,
+        where ``u_i = nu max(0, 1 - y_i f(x_i))``.  (The sign of an iterate ``u_``
         of the fixed point is no test: it has entries of the size of ``tol`` where
         the solution has 0.)
     dual_coef_ : ndarray of shape (1, n_SV)
-        ``d_i u_i`` of the support vectors.
+        ``y_i u_i`` of the support vectors.
     coef_ : ndarray of shape (1, n_features)
         ``w`` (linear kernel only).
     intercept_ : ndarray of shape (1,)
@@ -172,27 +182,27 @@ class LagrangianSVC(BaseKernelClassifier):
         return super()._validate_training_data(X, y)
 
     def _training_data(self, X, params):
-        """The points themselves for the linear kernel (no ``m x m`` matrix); for the
-        Newton solver and a kernel PSD by theory, the rows of ``K(G, G')`` on demand;
-        else the whole ``K(G, G')``, checked PSD."""
+        """The points themselves for the linear kernel (no ``n x n`` matrix); for the
+        Newton solver and a kernel PSD by theory, the rows of the augmented points'
+        Gram matrix on demand; else the whole matrix, checked PSD."""
         if self.kernel == "linear":
             return X
         if params["newton"] and self._psd_by_theory():
             return self._kernel_columns(X, params["cache_size"])
         return super()._training_data(X, params)
 
-    def _solve(self, data, d, params):
-        """Solve the dual (11) on what :meth:`_training_data` gave, for the labels ``d``."""
+    def _solve(self, data, y, params):
+        """Solve the dual (11) on what :meth:`_training_data` gave, for the labels ``y``."""
         newton, options = params["newton"], params["options"]
-        nu, eta = _check_nu_eta(params["nu"], params["eta"], d.shape[0])
+        nu, eta = _check_nu_eta(params["nu"], params["eta"], y.shape[0])
         dask_path = _dask_path(data)
         if dask_path is not None:  # block by block on the cluster; support_ stays lazy
-            result, support = dask_path.solve_linear(data, d, nu, newton, options)
+            result, support = dask_path.solve_linear(data, y, nu, newton, options)
             n_rows = None
         else:
-            result, margins, n_rows = self._solve_in_memory(data, d, nu, newton, options)
-            # At the solution u_i = nu * max(0, 1 - d_i f(x_i)) (the slack, (9)), so the
-            # support vectors are the points with d_i f(x_i) < 1.  A fixed-point iterate
+            result, margins, n_rows = self._solve_in_memory(data, y, nu, newton, options)
+            # At the solution u_i = nu * max(0, 1 - y_i f(x_i)) (the slack, (9)), so the
+            # support vectors are the points with y_i f(x_i) < 1.  A fixed-point iterate
             # has entries of the size of tol, of either sign, where the solution has 0:
             # its sign is no test.
             support = np.flatnonzero(margins < 1.0)
@@ -203,29 +213,29 @@ class LagrangianSVC(BaseKernelClassifier):
         self.solver_ = "newton" if newton else "fixed-point"
         intercept = result.b if self.kernel == "linear" else 0.0
         return Solution(
-            d * result.u, intercept, result.n_iter, result.converged, support=support, coef=result.w
+            y * result.u, intercept, result.n_iter, result.converged, support=support, coef=result.w
         )
 
-    def _solve_in_memory(self, data, d, nu, newton, options):
-        """The solver's result, the margins ``d_i f(x_i)`` (or a stand-in with the same
+    def _solve_in_memory(self, data, y, nu, newton, options):
+        """The solver's result, the margins ``y_i f(x_i)`` (or a stand-in with the same
         points below 1) and the kernel values computed, in rows (None if linear)."""
         if self.kernel == "linear":
-            if newton:  # X and d are checked: call the loop, which returns the margins too
+            if newton:  # X and y are checked: call the loop, which returns the margins too
                 tol = options.get("tol", 1e-8)  # lsvm_linear_newton's default
-                result, margins = _linear_active_set(data, d, nu, options["max_iter"], tol)
+                result, margins = _linear_active_set(data, y, nu, options["max_iter"], tol)
             else:
-                result = lsvm_linear(data, d, nu, **options)
-                margins = d * (data @ result.w + result.b)
+                result = lsvm_linear(data, y, nu, **options)
+                margins = y * (data @ result.w + result.b)
             return result, margins, None
         if isinstance(data, KernelColumns):
-            # No m x m matrix: rows of K(G, G') on demand, for the points that can be free.
-            result = lsvm_kernel_columns(data, d, nu, kept=self._kept_memory(), **options)
+            # No n x n matrix: rows of K-tilde on demand, for the points that can be free.
+            result = lsvm_kernel_columns(data, y, nu, kept=self._kept_memory(), **options)
             # The solution is exact (to the sign test's tol), so u_i > 0 exactly where
-            # d_i f(x_i) < 1: no further pass over the kernel rows is needed.
-            return result, np.where(result.u > 0, 0.0, 1.0), round(result.kernel_values / len(d))
+            # y_i f(x_i) < 1: no further pass over the kernel rows is needed.
+            return result, np.where(result.u > 0, 0.0, 1.0), round(result.kernel_values / len(y))
         solve = lsvm_kernel_newton if newton else lsvm_kernel
-        result = solve(data, d, nu, **options)
-        return result, d * (data @ (d * result.u)), len(d)
+        result = solve(data, y, nu, **options)
+        return result, y * (data @ (y * result.u)), len(y)
 
     def _kept_memory(self):
         """The :class:`KeptMemory` in which this estimator's working-set solver keeps its
@@ -274,9 +284,14 @@ class LagrangianSVC(BaseKernelClassifier):
         return super().predict(X)
 
     def _kernel_points(self, X):
-        """The kernel compares the augmented points ``G = [X -e]`` (26)-(27)."""
+        """The kernel compares the augmented points ``[X  1]`` (26)-(27)."""
         return augment(X)
 
     def _gamma_data(self, X):
-        """``X`` for a distance kernel (the -1 cancels in ``||g - h||``), else ``[X -e]``."""
-        return X if self.kernel in ("rbf", "exponential") else augment(X)
+        """``X`` for a distance kernel (the appended column cancels in every distance),
+        else the data with a column of -1 appended: ``gamma='scale'`` is resolved on the
+        variance of Mangasarian & Musicant's ``[A  -e]``, which differs from that of
+        ``[X  1]``, so that it keeps the value it always had."""
+        if self.kernel in ("rbf", "exponential"):
+            return X
+        return np.hstack([X, -np.ones((X.shape[0], 1))])

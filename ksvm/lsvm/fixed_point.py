@@ -1,12 +1,17 @@
 """The fixed-point iteration (15) of the LSVM: the authors' Codes 2 and 3.
 
-``u = Q^{-1}(e + ((Qu - e) - eta u)_+)`` converges linearly for
+``u = M^{-1}(1 + ((Mu - 1) - eta u)_+)`` converges linearly for
 ``0 < eta < 2 / nu`` (their Algorithm 1).  :func:`lsvm_linear` follows
-Code 2: ``Q^{-1}`` by the Sherman-Morrison-Woodbury identity, so only an
-``(n+1) x (n+1)`` system is factored and no ``m x m`` object is ever formed;
-:func:`lsvm_kernel` follows Code 3: ``Q = I/nu + D K(G, G') D`` factored once by
+Code 2: ``M^{-1}`` by the Sherman-Morrison-Woodbury identity, so only a
+``(d+1) x (d+1)`` system is factored and no ``n x n`` object is ever formed;
+:func:`lsvm_kernel` follows Code 3: ``M = I/nu + Y K-tilde Y`` factored once by
 Cholesky.  Both stop at ``tol``, at ``max_iter``, or at the rounding floor of the
 iteration (:func:`_iterate`).
+
+The letters are the book's (:mod:`ksvm.lsvm`): the equation and code numbers are
+Mangasarian & Musicant's, whose ``A``, ``D``, ``e``, ``Q`` and step ``alpha`` are
+``X``, ``Y``, ``1``, ``M`` and ``eta`` here, whose ``G = [A  -e]`` is ``[X  1]`` and
+whose plane ``(w, gamma)`` is ``(w, -b)``; ``u`` is the book's ``alpha``.
 """
 
 import warnings
@@ -87,9 +92,9 @@ def lsvm_linear(X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     Parameters
     ----------
     X : array-like of shape (n, d)
-        The training points, one per row (the paper's ``A``).
+        The training points, one per row.
     y : array-like of shape (n,)
-        The labels (the paper's diagonal of ``D``); any two classes, the second
+        The labels; any two classes, the second
         in sort order is +1.
     nu : float > 0 or None, default=None
         Weight of the squared slacks; None means ``1 / n`` (the authors' default).
@@ -121,7 +126,7 @@ def lsvm_linear(X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
     -----
     The Sherman-Morrison-Woodbury identity gives
     ``M^{-1} = nu (I - H (I/nu + H'H)^{-1} H')`` for the dual's matrix
-    ``M = I/nu + HH'`` (the paper's ``Q``) and ``H = Y[X  -1]``.  The
+    ``M = I/nu + HH'`` and ``H = Y[X  1]``.  The
     ``(d+1) x (d+1)`` matrix ``I/nu + H'H`` is factored once (Cholesky); Code 2
     inverts it.  Memory beyond ``X``: a handful of vectors of length ``n``.
 
@@ -137,22 +142,22 @@ def lsvm_linear(X, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_histo
         return dask_path.lsvm_linear(
             X, y, nu, max_iter, tol, eta=eta, return_history=return_history
         )
-    X, dd, nu, eta, max_iter, tol = _check_linear_problem(X, y, nu, eta, max_iter, tol)
-    m, _n = X.shape
+    X, y, nu, eta, max_iter, tol = _check_linear_problem(X, y, nu, eta, max_iter, tol)
+    n = X.shape[0]
 
-    factor = smw_factor(X, nu)  # Code 2 inverts this (n+1) x (n+1) matrix
-    Qu = np.ones(m)  # Q u^0 = e for u^0 = Q^{-1} e, Code 2's start
+    factor = smw_factor(X, nu)  # Code 2 inverts this (d+1) x (d+1) matrix
+    Mu = np.ones(n)  # M u^0 = 1 for u^0 = M^{-1} 1, Code 2's start
 
     def step(u):
-        # u^{i+1} = Q^{-1} z with z = e + ((Q u^i - e) - eta u^i)_+, and then Q u^{i+1} = z
-        nonlocal Qu
-        Qu = 1.0 + np.maximum((Qu - 1.0) - eta * u, 0.0)
-        return smw_solve(X, dd, nu, factor, Qu)
+        # u^{i+1} = M^{-1} z with z = 1 + ((M u^i - 1) - eta u^i)_+, and then M u^{i+1} = z
+        nonlocal Mu
+        Mu = 1.0 + np.maximum((Mu - 1.0) - eta * u, 0.0)
+        return smw_solve(X, y, nu, factor, Mu)
 
     # u^0 is handed over, not kept here: the loop holds one u at a time.
-    result = _iterate(step, smw_solve(X, dd, nu, factor, np.ones(m)), max_iter, tol, return_history)
-    Du = dd * result.u
-    result.w, result.b = X.T @ Du, float(Du.sum())
+    result = _iterate(step, smw_solve(X, y, nu, factor, np.ones(n)), max_iter, tol, return_history)
+    Yu = y * result.u
+    result.w, result.b = X.T @ Yu, float(Yu.sum())
     return result
 
 
@@ -162,9 +167,10 @@ def lsvm_kernel(KM, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
     Parameters
     ----------
     KM : array-like of shape (n, n)
-        The Gram matrix ``K(G, G')`` of the augmented points, ``G = [X  -1]``: the
-        kernel evaluated on the data with a column of -1 appended (see
-        :class:`LagrangianSVC`, which builds it; the book's ``K-tilde``).
+        The Gram matrix of the augmented points ``[x_i  1]`` (the book's
+        ``K-tilde``): the kernel evaluated on the rows of ``augment(X) = [X  1]``,
+        the data with a column of ones appended (see :class:`LagrangianSVC`, which
+        builds it).
     y : array-like of shape (n,)
         The labels; any two classes.
     nu, max_iter, tol, eta, return_history
@@ -174,7 +180,7 @@ def lsvm_kernel(KM, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
     -------
     result : LSVMResult
         ``w`` and ``b`` are None; classify ``x`` by the sign of
-        ``K([x' -1], G') Y u`` (``Y = diag(y)``).
+        ``sum_i u_i y_i k([x  1], [x_i  1])``.
 
     Raises
     ------
@@ -189,25 +195,25 @@ def lsvm_kernel(KM, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
 
     Notes
     -----
-    The dual's matrix ``M = I/nu + Y KM Y`` (the paper's ``Q``) is factored once
+    The dual's matrix ``M = I/nu + Y KM Y`` is factored once
     by Cholesky (Code 3 inverts it), so each iteration costs two triangular solves
     and a product with ``M``: ``O(n^2)`` time and ``8 n^2`` bytes for ``M``.
 
     Examples
     --------
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> G = np.hstack([X, -np.ones((4, 1))])
-    >>> r = lsvm_kernel(G @ G.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
+    >>> X1 = np.hstack([X, np.ones((4, 1))])
+    >>> r = lsvm_kernel(X1 @ X1.T, [-1, -1, 1, 1], nu=100.0, tol=1e-10, max_iter=1000)
     >>> np.round(r.u, 4) + 0.0
     array([0.    , 3.4004, 1.4587, 0.    ])
     """
-    KM, dd, nu, eta, max_iter, tol = _check_kernel_problem(KM, y, nu, eta, max_iter, tol)
-    m = KM.shape[0]
-    Q = dual_matrix(KM, dd, nu)
-    factor = cholesky(Q, "Q = I/nu + D K D")  # Code 3 inverts Q
+    KM, y, nu, eta, max_iter, tol = _check_kernel_problem(KM, y, nu, eta, max_iter, tol)
+    n = KM.shape[0]
+    M = dual_matrix(KM, y, nu)
+    factor = cholesky(M, "M = I/nu + YKY")  # Code 3 inverts M
 
     def step(u):  # (15)
-        return cho_solve(factor, 1.0 + np.maximum(Q @ u - 1.0 - eta * u, 0.0), check_finite=False)
+        return cho_solve(factor, 1.0 + np.maximum(M @ u - 1.0 - eta * u, 0.0), check_finite=False)
 
-    u0 = cho_solve(factor, np.ones(m), check_finite=False)  # u^0 = Q^{-1} e
+    u0 = cho_solve(factor, np.ones(n), check_finite=False)  # u^0 = M^{-1} 1
     return _iterate(step, u0, max_iter, tol, return_history)

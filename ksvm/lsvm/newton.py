@@ -1,11 +1,15 @@
 """The active-set (semismooth Newton) method for the LSVM dual: block principal pivoting.
 
-Each step solves ``Q_FF u_F = e_F`` on a guessed free set ``F`` and moves every
+Each step solves ``M_FF u_F = 1_F`` on a guessed free set ``F`` and moves every
 index on the wrong side; Judice & Pires' safeguard (Murty's single pivots when
 the count of wrong signs stops falling) makes the number of steps finite.
 :func:`active_set` is the general loop; :func:`lsvm_linear_newton` takes the same
-steps for the linear kernel in one pass over ``A`` a step, and
+steps for the linear kernel in one pass over ``X`` a step, and
 :func:`lsvm_kernel_newton` on a Gram matrix.
+
+The letters are the book's (:mod:`ksvm.lsvm`): the equation numbers are
+Mangasarian & Musicant's, whose ``A``, ``D``, ``e``, ``Q`` are ``X``, ``Y``, ``1``,
+``M`` here and whose plane ``(w, gamma)`` is ``(w, -b)``; ``u`` is the book's ``alpha``.
 """
 
 import warnings
@@ -35,8 +39,8 @@ class _Pivoting:
     :meth:`pivot` applies it to the wrong indices of an in-memory solver.
     """
 
-    def __init__(self, m, patience):
-        self.best, self.patience, self.chances = m + 1, patience, patience
+    def __init__(self, n, patience):
+        self.best, self.patience, self.chances = n + 1, patience, patience
 
     def block_step(self, count):
         if count < self.best:  # a new record
@@ -80,9 +84,6 @@ def _warn_active_set(it, count, tol, where=""):
 
 def active_set(solve_free, M_times, n, max_iter, tol, return_history=False, free=None, patience=3):
     """Block principal pivoting for ``min_{u>=0} u'Mu/2 - 1'u``, i.e. for the LCP (12).
-
-    ``M`` is the dual's matrix (the paper's ``Q``) and ``u`` the multipliers (the
-    book's ``alpha``).
 
     With ``g = Mu - 1`` the KKT conditions (12) read ``u >= 0, g >= 0, u'g = 0``.
     Each step guesses the free set ``F``, sets ``u = 0`` off ``F`` and solves
@@ -172,88 +173,89 @@ def active_set(solve_free, M_times, n, max_iter, tol, return_history=False, free
     )
 
 
-#: Rows of ``A`` per block in the passes of :func:`lsvm_linear_newton`: with ten features a
+#: Rows of ``X`` per block in the passes of :func:`lsvm_linear_newton`: with ten features a
 #: block is 640 KB and a block of a vector 64 KB, which stay in a core's cache from one
 #: operation to the next (on the book's machine 8192 rows took half the time of 65536).
 _BLOCK_ROWS = 8192
 
 
-def _free_gram(A, dd, rows=None):
-    """``H_F'H_F`` and ``H_F'e_F`` for ``H = D [A  -e]`` and the rows ``F`` of ``rows``.
+def _free_gram(X, y, rows=None):
+    """``H_F'H_F`` and ``H_F'1_F`` for ``H = Y [X  1]`` and the rows ``F`` of ``rows``.
 
-    The labels square away in ``H_F'H_F = [A_F'A_F, -A_F'e; -e'A_F, |F|]``, and
-    ``H_F'e_F = [A_F'd_F; -e'd_F]``.  ``rows`` is None (every row), a boolean mask of
-    length ``m`` (read block by block, so that only a block's free rows are copied) or
-    an array of row numbers.  Returns ``(G, b)``, new arrays.
+    The labels square away in ``H_F'H_F = [X_F'X_F, X_F'1; 1'X_F, |F|]``, and
+    ``H_F'1_F = [X_F'y_F; 1'y_F]``.  ``rows`` is None (every row), a boolean mask of
+    length ``n`` (read block by block, so that only a block's free rows are copied) or
+    an array of row numbers.  Returns ``(HtH, Ht1)``, new arrays.
     """
-    m, n = A.shape
-    G, b = np.zeros((n + 1, n + 1)), np.zeros(n + 1)
+    n, d = X.shape
+    HtH, Ht1 = np.zeros((d + 1, d + 1)), np.zeros(d + 1)
 
-    def add(X, dX):
-        G[:n, :n] += X.T @ X  # numpy's syrk for a.T @ a
-        s = X.T @ np.ones(X.shape[0])  # a product: much faster than X.sum(axis=0)
-        G[:n, n] -= s
-        G[n, :n] -= s
-        G[n, n] += X.shape[0]
-        b[:n] += X.T @ dX
-        b[n] -= dX.sum()
+    def add(XF, yF):
+        HtH[:d, :d] += XF.T @ XF  # numpy's syrk for a.T @ a
+        s = XF.T @ np.ones(XF.shape[0])  # a product: much faster than XF.sum(axis=0)
+        HtH[:d, d] += s
+        HtH[d, :d] += s
+        HtH[d, d] += XF.shape[0]
+        Ht1[:d] += XF.T @ yF
+        Ht1[d] += yF.sum()
 
     if rows is not None and rows.dtype != bool:
-        add(A[rows], dd[rows])
-        return G, b
-    for start in range(0, m, _BLOCK_ROWS):
+        add(X[rows], y[rows])
+        return HtH, Ht1
+    for start in range(0, n, _BLOCK_ROWS):
         block = slice(start, start + _BLOCK_ROWS)
         if rows is None:
-            add(A[block], dd[block])
+            add(X[block], y[block])
         else:
             mask = rows[block]
-            add(A[block][mask], dd[block][mask])
-    return G, b
+            add(X[block][mask], y[block][mask])
+    return HtH, Ht1
 
 
-def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=3):
-    """:func:`active_set` for ``Q = I/nu + HH'``, ``H = D [A  -e]``, with ``H_F'H_F`` updated.
+def _linear_active_set(X, y, nu, max_iter, tol, return_history=False, patience=3):
+    """:func:`active_set` for ``M = I/nu + HH'``, ``H = Y [X  1]``, with ``H_F'H_F`` updated.
 
     The same steps as ``active_set(solve_free, M_times, ...)`` with the functions of
     Sherman-Morrison-Woodbury, written out for the linear kernel, because here a step
-    can be done in one pass over ``A`` instead of three and a copy of ``A_F``:
+    can be done in one pass over ``X`` instead of three and a copy of ``X_F``:
 
-    * ``(I/nu + H_F'H_F) v = H_F'e_F`` gives ``u_F = nu (e_F - H_F v)`` (SMW, as in
-      :func:`ksvm.linalg.smw_solve`), and then ``H'u = v`` exactly, so ``Qu - e = u/nu + Hv - e``:
-      the sign test needs only the margins ``Hv``, one product with ``A``;
-    * the ``(n+1) x (n+1)`` matrix ``H_F'H_F`` and the vector ``H_F'e_F`` are kept from
+    * ``(I/nu + H_F'H_F) v = H_F'1_F`` gives ``u_F = nu (1_F - H_F v)`` (SMW, as in
+      :func:`ksvm.linalg.smw_solve`), and then ``H'u = v`` exactly, so ``Mu - 1 = u/nu + Hv - 1``:
+      the sign test needs only the margins ``Hv``, one product with ``X``;
+    * the ``(d+1) x (d+1)`` matrix ``H_F'H_F`` and the vector ``H_F'1_F`` are kept from
       step to step, and only the rows that change side are added or subtracted;
       they are rebuilt from the free rows when that reads fewer rows, and always
       before the answer is accepted, so the final solve is the from-scratch one.
 
     Returns the :class:`LSVMResult` (with ``w``, ``b``) and the margins ``Hv``.
     """
-    m, n = A.shape
-    free = np.ones(m, dtype=bool)  # the first step is Code 2's start u^0 = Q^{-1} e
-    G_all, b_all = _free_gram(A, dd)
-    G, b, exact = G_all, b_all, True  # exact: summed over F's rows; G is never written to
+    n, d = X.shape
+    free = np.ones(n, dtype=bool)  # the first step is Code 2's start u^0 = M^{-1} 1
+    HtH_all, Ht1_all = _free_gram(X, y)
+    # exact: summed over F's rows; HtH is never written to
+    HtH, Ht1, exact = HtH_all, Ht1_all, True
 
-    def solve(G, b):
+    def solve(HtH, Ht1):
         if not free.any():
-            return np.zeros(n + 1)
-        return cho_solve(smw_gram_factor(G, nu, "I/nu + H_F'H_F"), b, check_finite=False)
+            return np.zeros(d + 1)
+        return cho_solve(smw_gram_factor(HtH, nu, "I/nu + H_F'H_F"), Ht1, check_finite=False)
 
-    # One pass over A per step, block by block, so that the vectors of a block are still
+    # One pass over X per step, block by block, so that the vectors of a block are still
     # in cache when the next operation reads them: t = Hv, the new u, and in `wrong` the
-    # value whose sign is tested (u_i in F, (Qu - e)_i = t_i - 1 off F).
-    t, u, u_new, wrong = np.empty(m), np.zeros(m), np.empty(m), np.empty(m)
+    # value whose sign is tested (u_i in F, (Mu - 1)_i = t_i - 1 off F).
+    t, u, u_new, wrong = np.empty(n), np.zeros(n), np.empty(n), np.empty(n)
 
     def signs(v):  # fills t, u_new, wrong; returns the threshold and ||u_new - u||^2
         top, step = 0.0, 0.0
-        for start in range(0, m, _BLOCK_ROWS):
+        for start in range(0, n, _BLOCK_ROWS):
             block = slice(start, start + _BLOCK_ROWS)
             tb, ub, fb = t[block], u_new[block], free[block]
-            np.matmul(A[block], v[:n], out=tb)
-            tb -= v[n]
-            tb *= dd[block]  # t = D (A w - e gamma) = Hv
+            np.matmul(X[block], v[:d], out=tb)
+            tb += v[d]
+            tb *= y[block]  # t = Y (X w + 1 b) = Hv
             np.subtract(1.0, tb, out=ub)
             ub *= nu
-            ub *= fb  # u_F = nu (e_F - H_F v), 0 off F
+            ub *= fb  # u_F = nu (1_F - H_F v), 0 off F
             np.subtract(tb, 1.0, out=wrong[block])
             np.copyto(wrong[block], ub, where=fb)
             top = max(top, float(ub.max()))
@@ -262,16 +264,16 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
         return tol * max(1.0, top), step
 
     history = []
-    pivoting = _Pivoting(m, patience)
+    pivoting = _Pivoting(n, patience)
     it, opt, converged, count = 0, np.inf, False, None
-    v = np.zeros(n + 1)  # (w, -b) before the first step, with u = 0
+    v = np.zeros(d + 1)  # (w, b) before the first step, with u = 0
     while it < max_iter:
-        v = solve(G, b)
+        v = solve(HtH, Ht1)
         threshold, step = signs(v)
         infeasible = wrong < -threshold
         if not exact and not infeasible.any():  # accept only a from-scratch solve
-            G, b, exact = *_free_gram(A, dd, free), True
-            v = solve(G, b)
+            HtH, Ht1, exact = *_free_gram(X, y, free), True
+            v = solve(HtH, Ht1)
             threshold, step = signs(v)
             infeasible = wrong < -threshold
         opt = float(np.sqrt(step))
@@ -286,55 +288,57 @@ def _linear_active_set(A, dd, nu, max_iter, tol, return_history=False, patience=
         leaving = np.flatnonzero(infeasible & free)
         free ^= infeasible
         entering = np.flatnonzero(infeasible & free)
-        G, b, exact = _next_free_gram(A, dd, (G, b), (G_all, b_all), free, entering, leaving, count)
+        HtH, Ht1, exact = _next_free_gram(
+            X, y, (HtH, Ht1), (HtH_all, Ht1_all), free, entering, leaving, count
+        )
     if converged:
-        u, v = _clipped(A, dd, u, v)
+        u, v = _clipped(X, y, u, v)
     else:
         _warn_active_set(it, count, tol)
-    # w = A'Du and gamma = -e'Du (9) are H'u = v: no further pass over A (the clipped
+    # w = X'Yu and b = 1'Yu (9) are H'u = v: no further pass over X (the clipped
     # entries above are a few rows)
     result = LSVMResult(
         n_iter=it,
         opt=opt,
         u=u,
-        w=v[:n].copy(),
-        b=-float(v[n]),
+        w=v[:d].copy(),
+        b=float(v[d]),
         converged=converged,
         history=np.array(history) if return_history else None,
     )
     return result, t
 
 
-def _next_free_gram(A, dd, last, whole, free, entering, leaving, count):
-    """``(H_F'H_F, H_F'e_F, exact)`` for the new free set ``free`` of
+def _next_free_gram(X, y, last, whole, free, entering, leaving, count):
+    """``(H_F'H_F, H_F'1_F, exact)`` for the new free set ``free`` of
     :func:`_linear_active_set`, the cheapest of three ways: the sums of the last free
     set (``last``) updated by the rows ``entering`` and ``leaving`` it, the sums over the
     free rows, or the sums over every row (``whole``) less those over the rows off ``F``.
     ``count`` is the step's count of wrong signs; ``exact`` says the sums were taken over
     the rows of ``F`` alone."""
-    m = len(free)
+    n = len(free)
     n_free = int(free.sum())
-    if count <= min(n_free, m - n_free):
-        G_in, b_in = _free_gram(A, dd, entering)
-        G_out, b_out = _free_gram(A, dd, leaving)
-        return last[0] + (G_in - G_out), last[1] + (b_in - b_out), False
-    if n_free <= m - n_free:
-        return *_free_gram(A, dd, free), True
-    G_off, b_off = _free_gram(A, dd, ~free)
-    return whole[0] - G_off, whole[1] - b_off, False
+    if count <= min(n_free, n - n_free):
+        HtH_in, Ht1_in = _free_gram(X, y, entering)
+        HtH_out, Ht1_out = _free_gram(X, y, leaving)
+        return last[0] + (HtH_in - HtH_out), last[1] + (Ht1_in - Ht1_out), False
+    if n_free <= n - n_free:
+        return *_free_gram(X, y, free), True
+    HtH_off, Ht1_off = _free_gram(X, y, ~free)
+    return whole[0] - HtH_off, whole[1] - Ht1_off, False
 
 
-def _clipped(A, dd, u, v):
+def _clipped(X, y, u, v):
     """``max(u, 0)`` and its plane ``H'max(u, 0)`` from the plane ``v = H'u``: the entries
     below 0 (of at most the sign test's threshold) are few, and their share of ``v`` is
-    taken out of it row by row, with no pass over ``A``."""
-    n = A.shape[1]
+    taken out of it row by row, with no pass over ``X``."""
+    d = X.shape[1]
     neg = np.flatnonzero(u < 0)
     if neg.size:
-        du = dd[neg] * u[neg]
+        yu = y[neg] * u[neg]
         v = v.copy()
-        v[:n] -= A[neg].T @ du
-        v[n] += du.sum()
+        v[:d] -= X[neg].T @ yu
+        v[d] -= yu.sum()
     return np.maximum(u, 0.0), v
 
 
@@ -342,15 +346,15 @@ def lsvm_linear_newton(X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=
     """LSVM for a linear classifier by an active-set (semismooth Newton) method.
 
     Solves the same dual (11) as :func:`lsvm_linear`, exactly rather than by
-    the fixed-point iteration (15): each step solves ``Q_FF u_F = e_F`` on a
+    the fixed-point iteration (15): each step solves ``M_FF u_F = 1_F`` on a
     guessed free set ``F``, by Sherman-Morrison-Woodbury with the rows of ``X``
     in ``F``.  Every index on the wrong side (``u_i < 0`` in ``F``, or
-    ``(Qu - e)_i < 0`` outside it) then changes side, which is a semismooth
-    Newton step for ``min(u, Qu - e) = 0``; if three such steps in a row fail
+    ``(Mu - 1)_i < 0`` outside it) then changes side, which is a semismooth
+    Newton step for ``min(u, Mu - 1) = 0``; if three such steps in a row fail
     to lower the number of wrong indices below its record, only the last wrong
     index changes side (Judice & Pires' block principal pivoting, with
     Murty's rule as the safeguard), so the method ends after finitely many
-    steps.  The first step is Code 2's start ``u^0 = Q^{-1} e``.
+    steps.  The first step is Code 2's start ``u^0 = M^{-1} 1``.
 
     Parameters
     ----------
@@ -363,7 +367,7 @@ def lsvm_linear_newton(X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=
     max_iter : int, default=100
     tol : float > 0, default=1e-8
         A sign is wrong beyond ``tol * max(1, max u)``; at the end ``u >= 0``
-        (entries within that size below 0 are set to 0) and ``Qu - e`` is at
+        (entries within that size below 0 are set to 0) and ``Mu - 1`` is at
         least ``-tol * max(1, max u)``, and exactly 0 on the free set.
     return_history : bool, default=False
         Keep ``||u^{i+1} - u^i||`` per iteration.
@@ -385,8 +389,8 @@ def lsvm_linear_newton(X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=
 
     Notes
     -----
-    With ``v = (I/nu + H_F'H_F)^{-1} H_F'e_F`` the step's solution is
-    ``u_F = nu (e_F - H_F v)``, and ``H'u = v``: ``v`` is the plane ``(w, -b)``
+    With ``v = (I/nu + H_F'H_F)^{-1} H_F'1_F`` the step's solution is
+    ``u_F = nu (1_F - H_F v)``, and ``H'u = v``: ``v`` is the plane ``(w, b)``
     of the step, and the signs to test are those of the margins ``Hv``.  A step
     therefore costs one product with ``X`` (``2nd`` operations) and an
     ``(d+1) x (d+1)`` factorisation, plus ``O(k d^2)`` for the ``k`` rows that
@@ -404,9 +408,9 @@ def lsvm_linear_newton(X, y, nu=None, max_iter=100, tol=1e-8, *, return_history=
     dask_path = _dask_path(X)
     if dask_path is not None:  # a Dask array chunked by rows: the same method block by block
         return dask_path.lsvm_linear_newton(X, y, nu, max_iter, tol, return_history=return_history)
-    X, dd, nu, _, max_iter, tol = _check_linear_problem(X, y, nu, None, max_iter, tol)
-    # H = Y [X  -1] is never formed (as in lsvm_linear), nor a copy of the free rows X_F.
-    return _linear_active_set(X, dd, nu, max_iter, tol, return_history)[0]
+    X, y, nu, _, max_iter, tol = _check_linear_problem(X, y, nu, None, max_iter, tol)
+    # H = Y [X  1] is never formed (as in lsvm_linear), nor a copy of the free rows X_F.
+    return _linear_active_set(X, y, nu, max_iter, tol, return_history)[0]
 
 
 #: Above this many points, lsvm_kernel_newton first solves a random half of the problem.
@@ -426,15 +430,16 @@ def lsvm_kernel_newton(
     """LSVM with a kernel by an active-set (semismooth Newton) method.
 
     Solves the dual (11) of :func:`lsvm_kernel` exactly: each step factors
-    the block ``Q_FF = I/nu + D_F K_FF D_F`` of the guessed free set (Cholesky)
-    and solves ``Q_FF u_F = e_F``; the free set changes as in
+    the block ``M_FF = I/nu + Y_F K_FF Y_F`` of the guessed free set (Cholesky)
+    and solves ``M_FF u_F = 1_F``; the free set changes as in
     :func:`lsvm_linear_newton` (block principal pivoting with Murty's rule as
     the safeguard, so the number of steps is finite).
 
     Parameters
     ----------
     KM : array-like of shape (n, n)
-        The Gram matrix ``K(G, G')`` of the augmented points, ``G = [X  -1]``.
+        The Gram matrix of the augmented points ``[x_i  1]``, the rows of
+        ``augment(X) = [X  1]`` (the book's ``K-tilde``).
     y : array-like of shape (n,)
         The labels; any two classes.
     nu, max_iter, tol, return_history
@@ -443,7 +448,7 @@ def lsvm_kernel_newton(
         For more than 500 points, first solve the problem of a random half of
         them (recursively, with a fixed seed), and start from the free set its
         solution predicts: ``u_i - g_i > 0`` with ``u`` the half's solution
-        (0 on the other half) and ``g = Qu - e``.  The answer does not change,
+        (0 on the other half) and ``g = Mu - 1``.  The answer does not change,
         since the pivoting ends at the unique solution from any start; the
         first factorisations shrink from ``n x n`` to about the number of
         support vectors.  ``n_iter`` counts the steps on the whole problem only.
@@ -471,30 +476,30 @@ def lsvm_kernel_newton(
     Examples
     --------
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> G = np.hstack([X, -np.ones((4, 1))])
-    >>> r = lsvm_kernel_newton(G @ G.T, [-1, -1, 1, 1], nu=100.0)
+    >>> X1 = np.hstack([X, np.ones((4, 1))])
+    >>> r = lsvm_kernel_newton(X1 @ X1.T, [-1, -1, 1, 1], nu=100.0)
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    KM, dd, nu, _, max_iter, tol = _check_kernel_problem(KM, y, nu, None, max_iter, tol)
-    m = KM.shape[0]
+    KM, y, nu, _, max_iter, tol = _check_kernel_problem(KM, y, nu, None, max_iter, tol)
+    n = KM.shape[0]
 
     def solve_free(free):
-        QF = dual_matrix(KM[np.ix_(free, free)], dd[free], nu)
-        factor = cholesky(QF, "Q = I/nu + D K D", overwrite=True)
-        return cho_solve(factor, np.ones(QF.shape[0]), check_finite=False)
+        MF = dual_matrix(KM[np.ix_(free, free)], y[free], nu)
+        factor = cholesky(MF, "M = I/nu + YKY", overwrite=True)
+        return cho_solve(factor, np.ones(MF.shape[0]), check_finite=False)
 
     def M_times(u, free):  # only the columns of the free set
-        return u / nu + dd * (KM[:, free] @ (dd * u)[free])
+        return u / nu + y * (KM[:, free] @ (y * u)[free])
 
     free = None
-    if warm_start and m > _WARM_START_SIZE:
+    if warm_start and n > _WARM_START_SIZE:
         # Solve for a random half first (recursively), and start from the free set
         # its solution predicts for every point: u_S on the half, 0 elsewhere.
-        half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
-        sub = lsvm_kernel_newton(KM[np.ix_(half, half)], dd[half], nu, max_iter, tol)
-        u0 = np.zeros(m)
+        half = np.sort(np.random.default_rng(0).permutation(n)[: n // 2])
+        sub = lsvm_kernel_newton(KM[np.ix_(half, half)], y[half], nu, max_iter, tol)
+        u0 = np.zeros(n)
         u0[half] = sub.u
         support = u0 > 0
         free = u0 - (M_times(u0, support) - 1.0) > 0
-    return active_set(solve_free, M_times, m, max_iter, tol, return_history, free=free)
+    return active_set(solve_free, M_times, n, max_iter, tol, return_history, free=free)

@@ -2,9 +2,13 @@
 their arguments, and the result they return.
 
 Mangasarian & Musicant's formulation (7) is solved through its dual (11),
-``min_{u >= 0} u'Qu/2 - e'u`` with ``Q = I/nu + D K(G, G') D`` and ``G = [A  -e]``
-(:func:`augment`, :func:`dual_matrix`); every solver of :mod:`ksvm.lsvm` checks
-``nu``, ``eta``, ``max_iter`` and ``tol`` alike and returns an :class:`LSVMResult`.
+``min_{u >= 0} u'Mu/2 - 1'u`` with ``M = I/nu + Y K-tilde Y``, ``K-tilde`` the Gram
+matrix of the augmented points ``[x_i  1]`` (:func:`augment`, :func:`dual_matrix`);
+every solver of :mod:`ksvm.lsvm` checks ``nu``, ``eta``, ``max_iter`` and ``tol``
+alike and returns an :class:`LSVMResult`.  The letters are the book's; the paper's
+``A``, ``D``, ``e``, ``Q``, ``u`` and step ``alpha`` are ``X``, ``Y``, ``1``, ``M``,
+the book's ``alpha`` (``u`` here) and ``eta``, its ``G = [A  -e]`` is ``[X  1]``, and
+its offset ``gamma`` is ``-b``.
 """
 
 import sys
@@ -33,10 +37,10 @@ class LSVMResult:
         Iterations made (Code 2's ``it``; the Newton solvers' steps).
     opt : float
         The last ``||u^{i+1} - u^i||`` (Code 2's ``opt``).
-    u : ndarray of shape (m,)
-        The dual solution.
-    w : ndarray of shape (n,) or None
-        ``A'Du`` (linear version only).
+    u : ndarray of shape (n,)
+        The dual solution, the multipliers (the book's ``alpha``).
+    w : ndarray of shape (d,) or None
+        ``X'Yu`` (linear version only).
     b : float or None
         The offset ``y'u`` (linear version only); the plane is ``w'x + b = 0``
         (Mangasarian & Musicant's ``gamma`` is ``-b``: their plane is ``x'w = gamma``).
@@ -79,8 +83,8 @@ def _dask_path(x):
     return dask
 
 
-def _check_nu_eta(nu, eta, m):
-    nu = 1.0 / m if nu is None else check_positive(nu, "nu")
+def _check_nu_eta(nu, eta, n):
+    nu = 1.0 / n if nu is None else check_positive(nu, "nu")
     eta = 1.9 / nu if eta is None else check_positive(eta, "eta")
     if not eta < 2.0 / nu:
         raise ValueError(
@@ -98,22 +102,27 @@ def _check_linear_problem(X, y, nu, eta, max_iter, tol):
     """``(X, labels as -1/+1, nu, eta, max_iter, tol)`` for a solver with the linear
     kernel, checked (``eta`` is its default where None)."""
     X = check_matrix(X, "X")
-    yy, _ = encode_binary_labels(y)
+    y, _ = encode_binary_labels(y)
     n = X.shape[0]
-    if yy.shape[0] != n:
-        raise ValueError(f"X has {n} rows but y has {yy.shape[0]} labels.")
-    return (X, yy, *_check_nu_eta(nu, eta, n), *_check_max_iter_tol(max_iter, tol))
+    if y.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels.")
+    return (X, y, *_check_nu_eta(nu, eta, n), *_check_max_iter_tol(max_iter, tol))
 
 
 def _check_kernel_problem(KM, y, nu, eta, max_iter, tol):
-    """As :func:`_check_linear_problem`, for a solver given ``K(G, G')``."""
-    KM, yy = check_gram_labels(KM, y, names=("KM", "y"))
-    return (KM, yy, *_check_nu_eta(nu, eta, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
+    """As :func:`_check_linear_problem`, for a solver given the Gram matrix ``KM`` of the
+    augmented points."""
+    KM, y = check_gram_labels(KM, y, names=("KM", "y"))
+    return (KM, y, *_check_nu_eta(nu, eta, KM.shape[0]), *_check_max_iter_tol(max_iter, tol))
 
 
 def augment(X):
-    """``[X  -1]``: the data with a column of -1 appended, Mangasarian & Musicant's ``G``
-    (the book's augmented points ``[X 1]`` with the sign of the offset turned).
+    """``[X  1]``: the data with a column of ones appended, the book's augmented points.
+
+    The Lagrangian SVM's kernel compares the points ``x~_i = (x_i, 1)``, and
+    ``H = Y [X  1]``.  Mangasarian & Musicant append ``-e`` instead (their ``G = [A  -e]``,
+    whose offset ``gamma`` is ``-b``); no kernel value differs, since ``(-1)(-1) = 1``
+    and the last column cancels in every distance.
 
     Parameters
     ----------
@@ -121,23 +130,23 @@ def augment(X):
 
     Returns
     -------
-    G : ndarray of shape (n, d + 1)
+    X1 : ndarray of shape (n, d + 1)
 
     Examples
     --------
     >>> augment(np.array([[1.0, 2.0]]))
-    array([[ 1.,  2., -1.]])
+    array([[1., 2., 1.]])
     """
-    return np.hstack([X, -np.ones((X.shape[0], 1))])
+    return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
 def dual_matrix(KM, y, nu):
-    """``M = I / nu + Y KM Y``, the matrix of the dual (11) with a kernel (Code 3's ``Q``).
+    """``M = I / nu + Y KM Y``, the matrix of the dual (11) with a kernel (Code 3 inverts it).
 
     Parameters
     ----------
     KM : ndarray of shape (n, n)
-        The Gram matrix ``K(G, G')`` of the augmented points (or a block of it).
+        The Gram matrix of the augmented points, ``K-tilde`` (or a block of it).
     y : ndarray of shape (n,)
         The labels as -1/+1.
     nu : float > 0

@@ -1,12 +1,18 @@
-"""The kernel LSVM by working sets, with no ``m x m`` matrix (:func:`lsvm_kernel_columns`).
+"""The kernel LSVM by working sets, with no ``n x n`` matrix (:func:`lsvm_kernel_columns`).
 
-Rows of ``K(G, G')`` are computed on demand for the points that can be free;
+Rows of the Gram matrix ``K`` of the augmented points ``[x_i  1]`` (the book's
+``K-tilde``) are computed on demand for the points that can be free;
 the problem restricted to a working set is solved by the active-set method
 with the block solver of :mod:`ksvm.lsvm.block`, and a warm start predicts the
 first working set from a random half of the points.  A level's large arrays
 come from a :class:`_Workspace`, whose memory a :class:`KeptMemory` keeps from one
 level to the next, and from one fit to the next for its owner (a
 :class:`~ksvm.lsvm.LagrangianSVC` keeps one); nothing is shared between callers.
+
+The letters are the book's (:mod:`ksvm.lsvm`): the equation numbers are
+Mangasarian & Musicant's, whose ``D``, ``e`` and ``Q`` are ``Y``, ``1`` and the
+dual's matrix ``M = I/nu + YKY`` here, and whose offset ``gamma`` is ``-b``; ``u``
+is the book's ``alpha``.
 """
 
 import warnings
@@ -24,7 +30,7 @@ __all__ = ["KeptMemory", "lsvm_kernel_columns"]
 
 #: A level of the working-set solver whose working set has at most this many points
 #: takes its large arrays from a :class:`_Workspace`, of ``_WORKSPACE_SLOTS`` arrays of
-#: ``c^2`` values for its capacity ``c``: two for Q_WW, two for factors, two for
+#: ``c^2`` values for its capacity ``c``: two for P_WW, two for factors, two for
 #: temporaries.
 _WORKSPACE_SIZE = 1000
 _WORKSPACE_SLOTS = 6
@@ -98,14 +104,14 @@ class KeptMemory:
 class _Workspace:
     """The memory of a level of the working-set solver for its arrays of up to ``c^2``
     values, ``c`` its capacity in points, taken at once (from a :class:`KeptMemory` if
-    it holds a block large enough): ``Q_WW`` and a larger one when the working set grows
+    it holds a block large enough): ``P_WW`` and a larger one when the working set grows
     (``c^2`` each), two factors (``c^2`` each: the one kept and the one formed from it)
     and the temporaries of one step (``2 c^2``, handed out anew at every step).  The
     same memory serves every step while it is in the processor's cache, and a level's
     workspace goes back to the :class:`KeptMemory` for the next level or fit
     (:meth:`close`).  Every array is contiguous: ``np.take`` copies a strided array
     whole first.  With ``solve=False`` (a level that only predicts), it holds one
-    ``Q_WW`` and nothing else.
+    ``P_WW`` and nothing else.
     """
 
     def __init__(self, capacity, kept, solve=True):
@@ -113,19 +119,19 @@ class _Workspace:
         self._solve = solve
         self._kept = kept
         self._memory = kept.take((_WORKSPACE_SLOTS if solve else 1) * capacity**2)
-        self._slots = [0, 0]  # the Q slot and the factor slot given last
+        self._slots = [0, 0]  # the P slot and the factor slot given last
         self.release()
 
     def _slot(self, kind, shape, order="C"):
-        """The other of the two slots of ``kind`` (0 for Q, 1 for factors) than the one
+        """The other of the two slots of ``kind`` (0 for P, 1 for factors) than the one
         given last, which the new array is formed from."""
         self._slots[kind] = 1 - self._slots[kind]
         start = (2 * kind + self._slots[kind]) * self.capacity**2
         return self._memory[start : start + shape[0] * shape[1]].reshape(shape, order=order)
 
-    def Q(self, n):
-        """An empty C-ordered ``n x n`` array for ``Q_WW`` (``n <= capacity``)."""
-        if not self._solve:  # one Q only
+    def P(self, n):
+        """An empty C-ordered ``n x n`` array for ``P_WW`` (``n <= capacity``)."""
+        if not self._solve:  # one P only
             return self._memory[: n * n].reshape(n, n)
         return self._slot(0, (n, n))
 
@@ -158,10 +164,10 @@ def _dual_block(columns, nu, W, P_old=None, out=None):
     given, it is the block of the first ``len(P_old)`` points of ``W`` and only the rest
     is computed (``out`` must not overlap it).
 
-    The dual's block is ``Q_WW = D_W P_WW D_W``; the labels are left to the vectors:
-    ``Q_FF^{-1} e_F = D_F P_FF^{-1} d_F`` and ``Qu = D P D u``, while scaling the rows
+    The dual's block is ``M_WW = Y_W P_WW Y_W``; the labels are left to the vectors:
+    ``M_FF^{-1} 1_F = Y_F P_FF^{-1} y_F`` and ``Mu = Y P Y u``, while scaling the rows
     and columns of ``K_WW`` by the labels would take two passes over it (the signs
-    change no rounding: a factor of ``P_FF`` is one of ``Q_FF`` with signs changed)."""
+    change no rounding: a factor of ``P_FF`` is one of ``M_FF`` with signs changed)."""
     n_old = 0 if P_old is None else len(P_old)
     new = W[n_old:]
     P = np.empty((W.size, W.size)) if out is None else out
@@ -173,36 +179,37 @@ def _dual_block(columns, nu, W, P_old=None, out=None):
     return P
 
 
-def _largest_eigenvalue_bound(Q):
-    """An upper bound of the largest eigenvalue of a symmetric ``Q``: its largest absolute
-    row sum (Gershgorin's circles), a block of rows at a time (no copy of ``Q``)."""
-    rows = max(1, 2**15 // len(Q))
-    return max(float(np.abs(Q[i : i + rows]).sum(axis=1).max()) for i in range(0, len(Q), rows))
+def _largest_eigenvalue_bound(P):
+    """An upper bound of the largest eigenvalue of a symmetric ``P``: its largest absolute
+    row sum (Gershgorin's circles), a block of rows at a time (no copy of ``P``)."""
+    rows = max(1, 2**15 // len(P))
+    return max(float(np.abs(P[i : i + rows]).sum(axis=1).max()) for i in range(0, len(P), rows))
 
 
-def _accelerated_projected_gradient(Q, mu, L, steps, d=None):
-    """``steps`` steps of V-FISTA (Beck 2017, section 10.7.7) on ``min_{u>=0} u'Qu/2 - e'u``
-    from ``u = 0``, for a ``Q`` whose eigenvalues lie in ``[mu, L]``, ``mu > 0``; with
-    signs ``d``, for ``D Q D`` (``Q`` given without them, as :func:`_dual_block` gives it).
+def _accelerated_projected_gradient(P, mu, L, steps, y=None):
+    """``steps`` steps of V-FISTA (Beck 2017, section 10.7.7) on ``min_{u>=0} u'Mu/2 - 1'u``
+    from ``u = 0``, for ``M = P`` whose eigenvalues lie in ``[mu, L]``, ``mu > 0``; with
+    labels ``y``, for ``M = Y P Y`` (``P`` given without them, as :func:`_dual_block`
+    gives it).
 
     Each step is one projected gradient step, of length ``1 / L``, from the point
-    ``y`` extrapolated with the constant momentum ``(1 - q) / (1 + q)``, ``q = sqrt(mu/L)``:
-    ``u+ = max(0, y - (Qy - e) / L)``.  By Beck's Theorem 10.42 the objective's excess
+    ``v`` extrapolated with the constant momentum ``(1 - q) / (1 + q)``, ``q = sqrt(mu/L)``:
+    ``u+ = max(0, v - (Mv - 1) / L)``.  By Beck's Theorem 10.42 the objective's excess
     falls at least by the factor ``1 - q`` per step,
 
         f(u_k) - f* <= (1 - q)^k (f(0) - f* + mu ||u*||^2 / 2),
 
     and since ``f`` is ``mu``-strongly convex, ``||u_k - u*||^2 <= 2 (f(u_k) - f*) / mu``.
-    (At the solution ``g*'u* = 0``, so ``f(0) - f* = e'u* / 2``.)  One product ``Qy`` a step.
+    (At the solution ``g*'u* = 0``, so ``f(0) - f* = 1'u* / 2``.)  One product ``Mv`` a step.
     """
     q = np.sqrt(mu / L)
     momentum = (1.0 - q) / (1.0 + q)
-    u = previous = np.zeros(len(Q))
+    u = previous = np.zeros(len(P))
     for _ in range(steps):
-        y = u + momentum * (u - previous)
+        v = u + momentum * (u - previous)
         previous = u
-        Qy = Q @ y if d is None else d * (Q @ (d * y))
-        u = np.maximum(y - (Qy - 1.0) / L, 0.0)
+        Mv = P @ v if y is None else y * (P @ (y * v))
+        u = np.maximum(v - (Mv - 1.0) / L, 0.0)
     return u
 
 
@@ -210,14 +217,14 @@ def _accelerated_projected_gradient(Q, mu, L, steps, d=None):
 _PREDICTION_STEPS = 60
 
 
-def _predict(P, d, nu):
+def _predict(P, y, nu):
     """An approximate solution of the dual restricted to a warm start's lowest level, of
-    labels ``d`` and ``P = I/nu + K_WW``: only a prediction, which the level above
+    labels ``y`` and ``P = I/nu + K_WW``: only a prediction, which the level above
     corrects exactly.
 
-    ``Q_WW = D P D`` has its eigenvalues in ``[1/nu, L]`` (``K`` is positive
+    ``M_WW = Y P Y`` has its eigenvalues in ``[1/nu, L]`` (``K`` is positive
     semi-definite), ``L`` bounded by :func:`_largest_eigenvalue_bound` (of ``P`` or
-    ``Q_WW``: the signs change no absolute value).  The objective's excess over its minimum
+    ``M_WW``: the signs change no absolute value).  The objective's excess over its minimum
     falls by about ``exp(-q)`` a step in :func:`_accelerated_projected_gradient`, so
     ``ln(100) / q`` steps divide it by about a hundred (the distance to the solution by
     about ten), which puts nearly every point on the side of the margin the exact solution
@@ -227,23 +234,23 @@ def _predict(P, d, nu):
     """
     mu, L = 1.0 / nu, _largest_eigenvalue_bound(P)
     steps = min(_PREDICTION_STEPS, int(np.ceil(np.log(100.0) / np.sqrt(mu / L))))
-    return _accelerated_projected_gradient(P, mu, L, steps, d)
+    return _accelerated_projected_gradient(P, mu, L, steps, y)
 
 
 #: In a working set predicted by a warm start, the points whose predicted slack
-#: ``1 - d_i f(x_i)`` exceeds this start free; the others of the set enter if needed.
+#: ``1 - y_i f(x_i)`` exceeds this start free; the others of the set enter if needed.
 _FIRST_FREE_SLACK = 0.2
 
 
 class _WorkingSets:
-    """The working-set solver of one problem: the rows ``columns`` of ``K(G, G')``, the
-    labels ``dd`` (-1/+1), ``max_iter``, ``tol`` and ``warm_start`` as
+    """The working-set solver of one problem: the rows ``columns`` of ``K``, the
+    labels ``y`` (-1/+1), ``max_iter``, ``tol`` and ``warm_start`` as
     :func:`lsvm_kernel_columns` takes them; its levels take their workspaces from
     ``kept`` (a :class:`KeptMemory`) and give them back to it.  ``kernel_values``
     counts the kernel values computed outside the cache of rows."""
 
-    def __init__(self, columns, dd, max_iter, tol, warm_start, kept):
-        self.columns, self.dd = columns, dd
+    def __init__(self, columns, y, max_iter, tol, warm_start, kept):
+        self.columns, self.y = columns, y
         self.max_iter, self.tol, self.warm_start = max_iter, tol, warm_start
         self.kept = kept
         self.kernel_values = 0
@@ -252,9 +259,9 @@ class _WorkingSets:
         """``P_WW`` (:func:`_dual_block`) and its :class:`_Workspace` (None for more than
         ``_WORKSPACE_SIZE`` points, and then the memory kept is given back; with room for
         ``W`` alone if not ``solve``).  For a ``solver`` whose working set grew to ``W``,
-        its ``Q`` is copied and the rows of the points that joined added, in its
-        workspace while that has room."""
-        P_old = None if solver is None else solver.Q
+        its ``P`` (the matrix ``M`` of the :class:`BlockSolver`) is copied and the rows of
+        the points that joined added, in its workspace while that has room."""
+        P_old = None if solver is None else solver.M
         workspace = None if solver is None else solver.workspace
         if W.size > _WORKSPACE_SIZE:
             # A large level: the memory kept for small ones would only add to the peak.
@@ -264,24 +271,24 @@ class _WorkingSets:
             workspace = _Workspace(W.size, self.kept, solve=False)
         elif workspace is None or workspace.capacity < W.size:
             workspace = _Workspace(_capacity(W.size), self.kept)
-        out = None if workspace is None else workspace.Q(W.size)
+        out = None if workspace is None else workspace.P(W.size)
         self.kernel_values += (W.size - (0 if P_old is None else len(P_old))) * W.size
         return _dual_block(self.columns, nu, W, P_old, out=out), workspace
 
     def gradient(self, nu, points, u, support, Ku=None):
-        """``(Qu - e)`` on ``points`` for a ``u`` (on ``points``) that is zero off
-        ``support``, and ``Ku = K[:, S] (d u)_S`` on all the points of ``columns``
+        """``(Mu - 1)`` on ``points`` for a ``u`` (on ``points``) that is zero off
+        ``support``, and ``Ku = K[:, S] (y u)_S`` on all the points of ``columns``
         (``S = points[support]``).
 
         From the rows of the support vectors: those in the cache are read in place and
         the others computed (and cached), so a cache smaller than the support vectors'
         rows costs only the rows that are missing at each call.  A ``Ku`` given (the
         lower level's, for the same ``u``) is used as it is."""
-        dd = self.dd
+        y = self.y
         if Ku is None:
             S = points[support]
-            Ku = self.columns.dot(S, dd[S] * u[support])
-        return u / nu + dd[points] * Ku[points] - 1.0, Ku
+            Ku = self.columns.dot(S, y[S] * u[support])
+        return u / nu + y[points] * Ku[points] - 1.0, Ku
 
     def _threshold(self, u):
         """A ``g_i`` below minus this is a violation."""
@@ -292,25 +299,25 @@ class _WorkingSets:
         ``_WARM_START_SIZE``) and the points of it that start free, from the solution on
         a random half of them, and ``Ku`` of that solution.
 
-        The half is solved with nu * m / |half|: (11) is the dual of (7), min nu/2 sum_i
-        xi_i^2 + ||(w, gamma)||^2 / 2, and with each point of the half standing for two,
+        The half is solved with nu * n / |half|: (11) is the dual of (7), min nu/2 sum_i
+        xi_i^2 + ||(w, b)||^2 / 2, and with each point of the half standing for two,
         the half's weighted sum estimates the whole sum, so that the half's f(x) estimates
         the whole problem's.  With nu itself the half would be regularised more and put
         more points inside the margin than the whole problem has.  Its support vectors
         and the points its solution classifies inside the margin make the first working
         set."""
-        m = points.size
-        half = np.sort(np.random.default_rng(0).permutation(m)[: m // 2])
-        nu_half = nu * m / half.size
+        n = points.size
+        half = np.sort(np.random.default_rng(0).permutation(n)[: n // 2])
+        nu_half = nu * n / half.size
         with warnings.catch_warnings():  # a start, however rough, cannot change the answer
             warnings.simplefilter("ignore", ConvergenceWarning)
             u_half, _, _, Ku = self.solve(nu_half, points[half], exact=False)
-        u = np.zeros(m)
+        u = np.zeros(n)
         u[half] = u_half
         support = u > 0
         g, Ku = self.gradient(nu, points, u, support, Ku)
         work = np.flatnonzero(support | (g < -self._threshold(u)))
-        # The slack 1 - d_i f(x_i) that the half's solution predicts: u_i / nu_half on
+        # The slack 1 - y_i f(x_i) that the half's solution predicts: u_i / nu_half on
         # its support (u_i = nu xi_i at a solution, (9)), -g_i elsewhere.  Deepest inside
         # the margin first: the points that leave the free set are then mostly near the
         # end, where the block solver refactors (the leading columns of its factor
@@ -325,50 +332,50 @@ class _WorkingSets:
 
         Returns ``(u, steps, converged, Ku)`` with ``u`` on ``points``; ``steps`` counts
         the active-set steps of this level only; ``Ku`` is the last :meth:`gradient`'s
-        ``K[:, S] (d u)_S`` on all the points of ``columns`` (None if not converged),
+        ``K[:, S] (y u)_S`` on all the points of ``columns`` (None if not converged),
         which the level above, whose start is this ``u``, needs as it is.
         ``exact=False`` (the levels below the top of a warm start, whose ``u`` only
         predicts) lets the lowest level, of at most ``_WARM_START_SIZE`` points, return
         :func:`_predict`'s approximation (no steps, not converged) instead of the exact
         solution.
         """
-        m, dd = points.size, self.dd
-        if self.warm_start and m > _WARM_START_SIZE:
+        n, y = points.size, self.y
+        if self.warm_start and n > _WARM_START_SIZE:
             work, free = self.warm_start_set(nu, points)
         elif not exact:
             P, workspace = self.level_memory(nu, points, solve=False)
-            u = _predict(P, dd[points], nu)
+            u = _predict(P, y[points], nu)
             if workspace is not None:
                 workspace.close()
             return u, 0, False, None
         else:
-            work, free = np.arange(m), None
-        # The working set only grows (new points at the end), so that Q_WW and the
+            work, free = np.arange(n), None
+        # The working set only grows (new points at the end), so that P_WW and the
         # factor of the block solver carry over from one working set to the next.
-        d = dd[points[work]]
-        solver = BlockSolver(*self.level_memory(nu, points[work]), b=d)
+        y_W = y[points[work]]
+        solver = BlockSolver(*self.level_memory(nu, points[work]), r=y_W)
 
-        def solve_free(free):  # Q_FF^{-1} e_F = D_F P_FF^{-1} d_F
-            return d[free] * solver(free)
+        def solve_free(free):  # M_FF^{-1} 1_F = Y_F P_FF^{-1} y_F
+            return y_W[free] * solver(free)
 
-        def Q_times_off(u, free):  # Qu = D P D u
-            return d * solver.Q_times_off(d * u, free)
+        def M_times_off(u, free):  # Mu = Y P Y u
+            return y_W * solver.M_times_off(y_W * u, free)
 
         steps, converged, Ku = 0, False, None
         while steps < self.max_iter:
             with warnings.catch_warnings(record=True):
                 warnings.simplefilter("always", ConvergenceWarning)
                 inner = active_set(
-                    solve_free, Q_times_off, work.size, self.max_iter - steps, self.tol, free=free
+                    solve_free, M_times_off, work.size, self.max_iter - steps, self.tol, free=free
                 )
             steps += inner.n_iter
-            u = np.zeros(m)
+            u = np.zeros(n)
             u[work] = inner.u
             if not inner.converged:
                 break
             support = u > 0
             g, Ku = self.gradient(nu, points, u, support)
-            outside = np.ones(m, dtype=bool)
+            outside = np.ones(n, dtype=bool)
             outside[work] = False
             violators = np.flatnonzero(outside & (g < -self._threshold(u)))
             if violators.size == 0:
@@ -377,23 +384,23 @@ class _WorkingSets:
             # The problem restricted to work was solved exactly and each violator lowers
             # the objective: the next restricted problem ends lower, so the loop ends.
             work = np.concatenate([work, violators])
-            d = dd[points[work]]
-            solver.grow(*self.level_memory(nu, points[work], solver), b=d)
+            y_W = y[points[work]]
+            solver.grow(*self.level_memory(nu, points[work], solver), r=y_W)
             free = np.concatenate([inner.u > 0, np.ones(violators.size, dtype=bool)])
         if solver.workspace is not None:
             solver.workspace.close()
         return u, steps, converged, (Ku if converged else None)
 
 
-def _plus_minus_one(d):
-    """``encode_binary_labels(d)[0]``; a float array of -1 and +1 holding both (what
+def _plus_minus_one(y):
+    """``encode_binary_labels(y)[0]``; a float array of -1 and +1 holding both (what
     that function returns, as ``LagrangianSVC.fit`` passes) is taken as it is,
     without scikit-learn's checks of the target type (a third of a millisecond)."""
-    if isinstance(d, np.ndarray) and d.dtype == np.float64 and d.ndim == 1:
-        positive = d == 1.0
-        if np.all(positive | (d == -1.0)) and 0 < positive.sum() < d.size:
-            return d
-    return encode_binary_labels(d)[0]
+    if isinstance(y, np.ndarray) and y.dtype == np.float64 and y.ndim == 1:
+        positive = y == 1.0
+        if np.all(positive | (y == -1.0)) and 0 < positive.sum() < y.size:
+            return y
+    return encode_binary_labels(y)[0]
 
 
 def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_start=True, kept=None):
@@ -404,7 +411,7 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     (:class:`ksvm.columns.KernelColumns`, with its cache budget).  A working
     set ``W`` of points that may be support vectors is chosen; the problem
     restricted to ``W`` (only ``K_WW`` is needed) is solved exactly by
-    :func:`active_set`; then ``g = Qu - e`` is computed for every point from
+    :func:`active_set`; then ``g = Mu - 1`` is computed for every point from
     the rows of the support vectors alone (``K[:, S] u_S``).  If some point
     outside ``W`` has ``g_i < 0``, the support vectors and those points make the
     next ``W``.  Each restricted problem ends lower than the last (a point with
@@ -414,8 +421,8 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     Parameters
     ----------
     columns : KernelColumns
-        The rows of the Gram matrix ``K(G, G')`` of the augmented points,
-        ``G = [X  -1]``, on demand.
+        The rows of the Gram matrix of the augmented points, the rows of
+        ``augment(X) = [X  1]``, on demand.
     y : array-like of shape (n,)
         The labels; any two classes.
     nu : float > 0 or None, default=None
@@ -447,7 +454,7 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     ------
     ValueError
         If ``y`` does not have one label per row of ``columns``, or not two
-        classes; if ``nu <= 0``; or if a block ``Q_WW`` is not positive definite.
+        classes; if ``nu <= 0``; or if a block ``M_WW`` is not positive definite.
 
     Warns
     -----
@@ -456,8 +463,8 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
 
     Notes
     -----
-    Memory: the cache of rows, and ``Q_WW``, ``|W| x |W|``; a working set of at
-    most 1000 points takes ``Q_WW``, its factors and a step's temporaries from one
+    Memory: the cache of rows, and ``P_WW = I/nu + K_WW``, ``|W| x |W|``; a working set
+    of at most 1000 points takes ``P_WW``, its factors and a step's temporaries from one
     workspace of ``6 (1.125 |W|)^2`` values, kept in ``kept`` for the next level
     and the next call.  Time: the rows of
     the support vectors, ``n`` kernel values each (again whenever they have
@@ -472,24 +479,24 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     >>> from ksvm.columns import KernelColumns
     >>> from ksvm.lsvm import augment
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> columns = KernelColumns(lambda A, B: A @ B.T, augment(X))
+    >>> columns = KernelColumns(lambda X1, Z1: X1 @ Z1.T, augment(X))
     >>> r = lsvm_kernel_columns(columns, [-1, -1, 1, 1], nu=100.0)
     >>> np.round(r.u, 4) + 0.0, r.n_iter
     (array([0.    , 3.4004, 1.4587, 0.    ]), 2)
     """
-    dd = _plus_minus_one(y)
-    m = columns.m
-    if dd.shape[0] != m:
-        raise ValueError(f"columns has {m} rows but y has {dd.shape[0]} labels.")
-    nu, _ = _check_nu_eta(nu, None, m)
+    y = _plus_minus_one(y)
+    n = columns.m
+    if y.shape[0] != n:
+        raise ValueError(f"columns has {n} rows but y has {y.shape[0]} labels.")
+    nu, _ = _check_nu_eta(nu, None, n)
     max_iter, tol = _check_max_iter_tol(max_iter, tol)
     if kept is not None and not isinstance(kept, KeptMemory):
         raise TypeError(f"kept must be a KeptMemory or None, got {type(kept).__name__}.")
     rows_before = columns.n_rows_computed
     solver = _WorkingSets(
-        columns, dd, max_iter, tol, warm_start, KeptMemory() if kept is None else kept
+        columns, y, max_iter, tol, warm_start, KeptMemory() if kept is None else kept
     )
-    u, steps, converged, _ = solver.solve(nu, np.arange(m))
+    u, steps, converged, _ = solver.solve(nu, np.arange(n))
     if not converged:
         warnings.warn(
             f"The LSVM active-set (Newton) solver stopped after {steps} iterations with "
@@ -498,5 +505,5 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
             ConvergenceWarning,
             stacklevel=2,
         )
-    values = solver.kernel_values + (columns.n_rows_computed - rows_before) * m
+    values = solver.kernel_values + (columns.n_rows_computed - rows_before) * n
     return LSVMResult(n_iter=steps, opt=0.0, u=u, converged=converged, kernel_values=values)

@@ -2,9 +2,14 @@
 
 :func:`make_lsvm_explorer` runs :func:`ksvm.lsvm.lsvm_linear` on a small problem
 in the plane and shows, for each iteration ``i`` of its loop, the plane
-``x'w + b = 0`` that ``u^i`` gives by (9), ``w = X'Du`` and ``b = e'Du``, and
+``x'w + b = 0`` that ``u^i`` gives by (9), ``w = X'Yu`` and ``b = 1'Yu``, and
 the step ``||u^{i+1} - u^i||`` on a log scale against the geometric bound that
 the convergence theorem implies (and the rate actually observed).
+
+The letters are the book's: the equation and code numbers are Mangasarian &
+Musicant's, whose ``D``, ``e``, ``Q`` and step ``alpha`` are ``Y``, ``1``, the dual's
+matrix ``M = I/nu + HH'`` (``H = Y [X  1]``) and ``eta`` here, and whose ``u`` is the
+book's ``alpha``.
 """
 
 import warnings
@@ -13,7 +18,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ksvm.datasets import make_noisy_2d
-from ksvm.lsvm import lsvm_linear
+from ksvm.lsvm import augment, lsvm_linear
 
 from ..explore import Explorer
 from ..plotting import plot_classes, plot_decision
@@ -40,7 +45,7 @@ def lsvm_iterates(X, y, nu, n_iter, *, eta=None, tol=1e-300):
 
     Returns
     -------
-    U : ndarray of shape (n_iter + 1, m)
+    U : ndarray of shape (n_iter + 1, n)
     """
     U = []
     with warnings.catch_warnings():
@@ -54,20 +59,21 @@ def _rates(U, H, nu, eta, n_last):
     """What the stepper's second panel draws for the iterates ``U`` (rows) of (15).
 
     Returns the steps ``||u^{i+1} - u^i||``, the objective of each iterate, the
-    theorem's bound ``rho^i ||Q(u^1 - u^0)|| / q_min``, the observed geometric rate
-    through the last step, and ``rho``, ``q_min`` and that rate ``r``.
+    theorem's bound ``rho^i ||M(u^1 - u^0)|| / q_min``, the observed geometric rate
+    through the last step, and ``rho``, ``q_min`` and that rate ``r`` (``q_min`` and
+    ``q_max`` are the extreme eigenvalues of ``M``).
     """
 
-    def Q_times(V):  # rows: Q v = v / nu + H H'v, Q not formed
+    def M_times(V):  # rows: M v = v / nu + H H'v, M not formed
         return V / nu + (V @ H) @ H.T
 
     steps = np.linalg.norm(np.diff(U, axis=0), axis=1)  # ||u^{i+1} - u^i||, i = 0..N
-    objective = 0.5 * np.einsum("ij,ij->i", U, Q_times(U)) - U.sum(axis=1)
+    objective = 0.5 * np.einsum("ij,ij->i", U, M_times(U)) - U.sum(axis=1)
     lam = np.linalg.eigvalsh(H.T @ H)  # the non-zero eigenvalues of HH'
     q_max = 1.0 / nu + lam[-1]
     q_min = 1.0 / nu + (lam[0] if H.shape[0] <= H.shape[1] else 0.0)
     rho = max(abs(1.0 - eta / q_min), abs(1.0 - eta / q_max))
-    first = np.linalg.norm(Q_times(U[1] - U[0]))
+    first = np.linalg.norm(M_times(U[1] - U[0]))
     idx = np.arange(n_last + 1)
     bound = rho**idx * first / q_min
     ratios = steps[1:] / steps[:-1]
@@ -91,13 +97,13 @@ def _points_in_the_plane(X, y):
     return X, y
 
 
-def _draw_iterate_plane(ax, X, dd, u, w, b, i):
+def _draw_iterate_plane(ax, X, y, u, w, b, i):
     """The first panel: the data, the plane ``x'w + b = 0`` of ``u = u^i`` and its levels
     -1/0/+1, the points with ``u_j < 0`` crossed; returns which ``u_j`` are below 0."""
     if np.any(w != 0.0):
         plot_decision(ax, lambda Z: Z @ w + b, X, resolution=120)
     neg = u < 0
-    plot_classes(ax, X, np.where(dd > 0, 1, -1), legend=False)
+    plot_classes(ax, X, np.where(y > 0, 1, -1), legend=False)
     if neg.any():
         ax.scatter(*X[neg].T, marker="x", s=40, c="k", linewidths=1.0, label="$\\alpha_j < 0$")
         ax.legend(loc="lower left", fontsize="x-small", framealpha=0.85)
@@ -147,9 +153,9 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     with ``u^i_j < 0`` crossed, and, in a second panel, ``||u^{i+1} - u^i||``
     against ``i`` on a log scale with
 
-    * the bound of the convergence theorem: ``Qu^{i+1} = z(u^i)`` and the map
-      ``Qu -> z(u)`` contracts by ``rho = max_q |1 - eta / q|``, so
-      ``||u^{i+1} - u^i|| <= ||Q(u^{i+1} - u^i)|| / q_min <= rho^i ||Q(u^1 - u^0)|| / q_min``;
+    * the bound of the convergence theorem: ``Mu^{i+1} = z(u^i)`` and the map
+      ``Mu -> z(u)`` contracts by ``rho = max_q |1 - eta / q|``, so
+      ``||u^{i+1} - u^i|| <= ||M(u^{i+1} - u^i)|| / q_min <= rho^i ||M(u^1 - u^0)|| / q_min``;
     * the observed rate, ``r^i`` through the last step with ``r`` the geometric
       mean of the step ratios;
     * the stopping tolerance ``tol``.
@@ -172,7 +178,7 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     -------
     explorer : ksvm.book.explore.Explorer
         With the parameter ``i`` (a stepper) and the numbers ``i``,
-        ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Qu/2 - e'u``) and
+        ``||u^(i+1) - u^i||``, ``objective`` (``f(u^i) = u'Mu/2 - 1'u``) and
         ``negative u_j`` (how many entries of ``u^i`` are below 0).  Its attribute
         ``iterates`` holds ``u^0, ..., u^{N+1}`` (``N`` the last ``i``) and
         ``rho``, ``q_min`` the bound's constants, ``w`` and ``b`` the planes drawn.
@@ -196,21 +202,20 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
     n_last = final.n_iter
     # u^0 .. u^{N+1}: one beyond the last shown, for the step ||u^{N+1} - u^N||
     U = lsvm_iterates(X, y, nu, n_last + 1, eta=eta)
-    dd = np.where(y == y.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
-    m = len(dd)
+    y = np.where(y == y.max(), 1.0, -1.0)  # lsvm_linear's encoding: the larger label is +1
     eta_ = 1.9 / nu if eta is None else float(eta)
-    G = np.hstack([X, -np.ones((m, 1))])
-    H = dd[:, None] * G  # H = D[X  -e], small here
+    X1 = augment(X)
+    H = y[:, None] * X1  # H = Y [X  1], small here
 
-    planes = (dd * U) @ G  # rows (9): (u'DA, -u'De) = (w', -b)
-    W, offsets = planes[:, :2], -planes[:, 2]
+    planes = (y * U) @ X1  # rows (9): (u'YX, u'Y1) = (w', b)
+    W, offsets = planes[:, :2], planes[:, 2]
     steps, objective, bound, observed, rho, q_min, r = _rates(U, H, nu, eta_, n_last)
     idx = np.arange(n_last + 1)
     ylim = (min(steps.min(), tol) / 3.0, max(bound.max(), steps.max()) * 3.0)
 
     def draw(fig, i):
         ax0, ax1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.0, 1.15]})
-        neg = _draw_iterate_plane(ax0, X, dd, U[i], W[i], offsets[i], i)
+        neg = _draw_iterate_plane(ax0, X, y, U[i], W[i], offsets[i], i)
         _draw_step_sizes(ax1, i, idx, steps, bound, observed, rho=rho, r=r, tol=tol, ylim=ylim)
         fig.tight_layout()
         return {
@@ -231,6 +236,6 @@ def make_lsvm_explorer(X=None, y=None, *, nu=1.0, eta=None, tol=4e-4, max_iter=6
         ),
     )
     explorer.iterates, explorer.rho, explorer.q_min, explorer.rate = U, rho, q_min, r
-    explorer.X, explorer.y, explorer.nu, explorer.result = X, dd, nu, final
+    explorer.X, explorer.y, explorer.nu, explorer.result = X, y, nu, final
     explorer.w, explorer.b = W, offsets  # the planes drawn, one row per iterate
     return explorer
