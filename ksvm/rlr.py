@@ -55,7 +55,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_solve, eigvalsh
+from scipy.linalg import eigvalsh
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
@@ -68,7 +68,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier, ExampleWeightsClassifier
-from .linalg import cholesky
+from .linalg import cholesky, cholesky_solve
 from .mercer import require_psd
 from .rlsc import eliminate_bias
 
@@ -484,7 +484,7 @@ def rlr_newton(K, y, lam, tol=1e-6, max_iter=100, return_history=False):
         M[np.diag_indices(n)] += lam
         factor = cholesky(M, "D^(1/2) K D^(1/2) + lam I", overwrite=True)
         rhs = W * f + y_pm * np.exp(np.minimum(-0.5 * z, 700.0))  # W f + W^{-1} Y g(-z)
-        sol = cho_solve(factor, np.column_stack([rhs, W]), check_finite=False)
+        sol = cholesky_solve(factor, np.column_stack([rhs, W]))
         a, b_new = eliminate_bias(sol[:, 0], sol[:, 1], W) if W.sum() > 0 else (sol[:, 0], b)
         dc, db = W * a - c, b_new - b
         slope = gc @ dc + gb * db  # minus Newton's decrement squared

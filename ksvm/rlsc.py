@@ -36,7 +36,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
 from ._validation import (
@@ -47,7 +46,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier, ExampleWeightsClassifier
-from .linalg import cholesky
+from .linalg import cholesky, cholesky_solve
 
 __all__ = [
     "RLSCResult",
@@ -214,7 +213,7 @@ def rlsc_direct(K, y, lam):
     M = K.copy()
     M[np.diag_indices_from(M)] += lam
     factor = cholesky(M, "K + lam I", overwrite=True)
-    sol = cho_solve(factor, np.column_stack([y_pm, np.ones_like(y_pm)]), check_finite=False)
+    sol = cholesky_solve(factor, np.column_stack([y_pm, np.ones_like(y_pm)]))
     c, b = eliminate_bias(sol[:, 0], sol[:, 1])
     return RLSCResult(c=c, b=b)
 

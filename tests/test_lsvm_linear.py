@@ -214,3 +214,19 @@ def test_h_transpose_u_is_the_plane_w_b_with_the_column_of_ones():
     np.testing.assert_allclose(apply_Ht(X, yy, r.u), plane, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(augment(X).T @ (yy * r.u), plane, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(apply_H(X, yy, plane), yy * (X @ r.w + r.b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("columns", [None, 1, 3])
+def test_cholesky_solve_is_scipy_s_cho_solve_bit_for_bit(rng, lower, columns):
+    from scipy.linalg import cho_factor, cho_solve
+
+    from ksvm.linalg import cholesky_solve
+
+    A = rng.normal(size=(7, 7))
+    factor = cho_factor(A @ A.T + np.eye(7), lower=lower)
+    b = rng.normal(size=7 if columns is None else (7, columns))
+    x = cholesky_solve(factor, b)
+    np.testing.assert_array_equal(x, cho_solve(factor, b, check_finite=False))
+    np.testing.assert_allclose((A @ A.T + np.eye(7)) @ x, b, atol=1e-10)
+    assert not np.shares_memory(x, b)

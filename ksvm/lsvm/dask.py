@@ -56,10 +56,9 @@ import warnings
 import dask
 import dask.array as da
 import numpy as np
-from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from ..linalg import apply_H, apply_Ht, smw_gram_factor
+from ..linalg import apply_H, apply_Ht, cholesky_solve, smw_gram_factor
 from .dask_blocks import (
     _augmented_gram,
     _classes,
@@ -190,7 +189,7 @@ def lsvm_linear(
     history = []
     it, opt, best, since_best, at_floor = -1, np.inf, np.inf, 0, False
     while True:
-        p = cho_solve(factor, Htz, check_finite=False)  # S^{-1} H'z^k
+        p = cholesky_solve(factor, Htz)  # S^{-1} H'z^k
         if u_prev is None:
             (u, z_next), sums = _per_block(
                 _code2_block_first, [X, y, z], 2 * d + 4, 2, p=p, nu=nu, eta=eta
@@ -281,7 +280,7 @@ def _newton_u_pass(X, y, free, u_prev, HtH_F, Ht1_F, *, nu):
     d = X.shape[1]
     p = None
     if HtH_F[d, d] > 0:  # |F| > 0: (I/nu + H_F'H_F)^{-1} H_F'1
-        p = cho_solve(smw_gram_factor(HtH_F, nu), Ht1_F, check_finite=False)
+        p = cholesky_solve(smw_gram_factor(HtH_F, nu), Ht1_F)
     arrays = [X, y, free] + ([u_prev] if u_prev is not None else [])
     block = _newton_u_block if u_prev is not None else _newton_first_block
     (u,), sums, top = _per_block(block, arrays, d + 2, 1, n_max=1, p=p, nu=nu)

@@ -17,10 +17,9 @@ whose plane ``(w, gamma)`` is ``(w, -b)``; ``u`` is the book's ``alpha``.
 import warnings
 
 import numpy as np
-from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from ..linalg import cholesky, smw_factor, smw_solve
+from ..linalg import cholesky, cholesky_solve, smw_factor, smw_solve
 from .problem import (
     LSVMResult,
     _check_kernel_problem,
@@ -213,7 +212,7 @@ def lsvm_kernel(KM, y, nu=None, max_iter=100, tol=1e-5, *, eta=None, return_hist
     factor = cholesky(M, "M = I/nu + YKY")  # Code 3 inverts M
 
     def step(u):  # (15)
-        return cho_solve(factor, 1.0 + np.maximum(M @ u - 1.0 - eta * u, 0.0), check_finite=False)
+        return cholesky_solve(factor, 1.0 + np.maximum(M @ u - 1.0 - eta * u, 0.0))
 
-    u0 = cho_solve(factor, np.ones(n), check_finite=False)  # u^0 = M^{-1} 1
+    u0 = cholesky_solve(factor, np.ones(n))  # u^0 = M^{-1} 1
     return _iterate(step, u0, max_iter, tol, return_history)

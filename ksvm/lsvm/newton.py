@@ -15,10 +15,9 @@ Mangasarian & Musicant's, whose ``A``, ``D``, ``e``, ``Q`` are ``X``, ``Y``, ``1
 import warnings
 
 import numpy as np
-from scipy.linalg import cho_solve
 from sklearn.exceptions import ConvergenceWarning
 
-from ..linalg import cholesky, smw_gram_factor
+from ..linalg import cholesky, cholesky_solve, smw_gram_factor
 from .problem import (
     LSVMResult,
     _check_kernel_problem,
@@ -238,7 +237,7 @@ def _linear_active_set(X, y, nu, max_iter, tol, return_history=False, patience=3
     def solve(HtH, Ht1):
         if not free.any():
             return np.zeros(d + 1)
-        return cho_solve(smw_gram_factor(HtH, nu, "I/nu + H_F'H_F"), Ht1, check_finite=False)
+        return cholesky_solve(smw_gram_factor(HtH, nu, "I/nu + H_F'H_F"), Ht1)
 
     # One pass over X per step, block by block, so that the vectors of a block are still
     # in cache when the next operation reads them: t = Hv, the new u, and in `wrong` the
@@ -487,7 +486,7 @@ def lsvm_kernel_newton(
     def solve_free(free):
         MF = dual_matrix(KM[np.ix_(free, free)], y[free], nu)
         factor = cholesky(MF, "M = I/nu + YKY", overwrite=True)
-        return cho_solve(factor, np.ones(MF.shape[0]), check_finite=False)
+        return cholesky_solve(factor, np.ones(MF.shape[0]))
 
     def M_times(u, free):  # only the columns of the free set
         return u / nu + y * (KM[:, free] @ (y * u)[free])
