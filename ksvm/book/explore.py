@@ -114,19 +114,27 @@ class Explorer:
         """
         import matplotlib.pyplot as plt
 
+        fig = plt.figure(figsize=self.figsize)
+        return fig, self._draw_on(fig, values)
+
+    def _draw_on(self, fig, values):
+        """Call ``draw`` on the empty figure ``fig``; return its numbers (closing ``fig`` on
+        an error)."""
+        import matplotlib.pyplot as plt
+
         values = {**self.start, **values}
         unknown = [name for name in values if name not in self.params]
         if unknown:
+            plt.close(fig)
             raise ValueError(
                 f"unknown parameter {unknown[0]!r}; the parameters are {list(self.params)}."
             )
-        fig = plt.figure(figsize=self.figsize)
         numbers = self.draw(fig, **values)
         if not isinstance(numbers, dict):
             plt.close(fig)
             raise ValueError("draw must return a dict of the numbers it shows.")
         self.shown = numbers
-        return fig, numbers
+        return numbers
 
     @staticmethod
     def describe(numbers):
@@ -198,14 +206,20 @@ class Explorer:
 
         names = list(self.params)
         out = []
-        for combo in itertools.product(*(self.params[n] for n in names)):
-            values = dict(zip(names, combo, strict=True))
-            fig, numbers = self.render(**values)
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", dpi=self.dpi)
+        # One figure, cleared between frames: its renderer, and the renderer's cache of
+        # typeset math, serve every frame (a new figure typesets each label again).
+        fig = plt.figure(figsize=self.figsize)
+        try:
+            for combo in itertools.product(*(self.params[n] for n in names)):
+                values = dict(zip(names, combo, strict=True))
+                fig.clear()
+                numbers = self._draw_on(fig, values)
+                buffer = io.BytesIO()
+                fig.savefig(buffer, format="png", dpi=self.dpi)
+                png = _palette_png(buffer.getvalue()) if self.palette else buffer.getvalue()
+                out.append((values, png, numbers))
+        finally:
             plt.close(fig)
-            png = _palette_png(buffer.getvalue()) if self.palette else buffer.getvalue()
-            out.append((values, png, numbers))
         return out
 
     def frames_html(self):
