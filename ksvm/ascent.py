@@ -246,6 +246,7 @@ def _ascend(K, y_pm, pos, neg, eta, settings, clip, return_history):
     alpha_p, alpha_n = alpha[:n_pos], alpha[n_pos:]
     wG_G = np.zeros((2, len(y)))  # (w1 Gp, (1 - w1) Gn) and (Gp, Gn)
     wG, G = wG_G
+    firsts, seconds = wG_G[:, :n_pos, None], wG_G[:, None, n_pos:]  # broadcast over pairs
     sums = np.empty((2, n_pos, n_neg))  # w1 Gp + (1 - w1) Gn and s = Gp + Gn, for all pairs
     delta, s = sums
     gain, half = np.empty((n_pos, n_neg)), np.empty((n_pos, n_neg))
@@ -255,7 +256,7 @@ def _ascend(K, y_pm, pos, neg, eta, settings, clip, return_history):
     while n_iter < max_iter:
         np.subtract(1.0, np.multiply(y, F, out=G), out=G)  # G = 1 - y F (10)
         np.multiply(weights, G, out=wG)
-        np.add(wG_G[:, :n_pos, None], wG_G[:, None, n_pos:], out=sums)
+        np.add(firsts, seconds, out=sums)
         np.multiply(rho, delta, out=delta)  # delta = rho (w1 Gp + (1 - w1) Gn) (14)
         if clip:
             np.maximum(delta, floor, out=delta)  # delta = max(delta, -min(alpha_p1, alpha_p2))
@@ -266,9 +267,10 @@ def _ascend(K, y_pm, pos, neg, eta, settings, clip, return_history):
         np.subtract(gain, half, out=gain)  # delta s - 0.5 delta^2 eta = Q(alpha) - Q(alpha_old)
         k = int(gain.argmax())
         if not delta.item(k) * s.item(k) > 0:
-            # (15): the first-order increase must be positive.  Only a pair with
-            # delta s <= 0 (whose gain is <= 0 where eta >= 0) can come first here,
-            # so the pairs are masked only then; the pair chosen is the same.
+            # (15): the first-order increase must be positive.  The pairs with delta s > 0
+            # are some of all pairs: when the first best of all is one of them, it is the
+            # first best of them too, so they need picking out only when it is not (at
+            # the stop, or where rounding makes an eta negative).
             gain[delta * s <= 0] = -np.inf
             k = int(gain.argmax())
         step_gain = gain.item(k)
