@@ -203,36 +203,11 @@ def weighted_ascent(
     pos, neg = np.flatnonzero(y_pm > 0), np.flatnonzero(y_pm < 0)
     diag = np.diag(K)
     eta = diag[pos][:, None] + diag[neg][None, :] - 2.0 * K[np.ix_(pos, neg)]  # ||g(p1) - g(p2)||^2
-    alpha = np.zeros(len(y_pm))
-    F = np.zeros(len(y_pm))  # K (alpha * y)
-    Q, history = 0.0, [0.0]
-    n_iter, stop = 0, "max_iter"
-    while n_iter < max_iter:
-        G = 1.0 - y_pm * F  # (10)
-        Gp, Gn = G[pos], G[neg]
-        delta = rho * (w1 * Gp[:, None] + (1.0 - w1) * Gn[None, :])  # (14)
-        if nonnegative == "clip":
-            delta = np.maximum(delta, -np.minimum(alpha[pos][:, None], alpha[neg][None, :]))
-        s = Gp[:, None] + Gn[None, :]
-        gain = delta * s - 0.5 * delta**2 * eta  # exact Q(alpha) - Q(alpha_old)
-        gain[delta * s <= 0] = -np.inf  # (15): the first-order increase must be positive
-        k = int(np.argmax(gain))
-        if not gain.flat[k] > 0:
-            stop = "no ascent pair"
-            break
-        i, j = divmod(k, len(neg))
-        p1, p2, d = pos[i], neg[j], float(delta[i, j])
-        alpha[p1] += d
-        alpha[p2] += d
-        F += d * (K[:, p1] - K[:, p2])
-        Q += float(gain[i, j])
-        n_iter += 1
-        if return_history:
-            history.append(Q)
-        if abs(gain[i, j]) < tol:
-            stop = "small change"
-            break
-    if nonnegative == "clip":
+    clip = nonnegative == "clip"
+    alpha, n_iter, stop, history = _ascend(
+        K, y_pm, pos, neg, eta, (rho, w1, tol, max_iter), clip, return_history
+    )
+    if clip:
         alpha = np.maximum(alpha, 0.0)  # entries clipped to 0 may hold -1e-17
     objective = dual_objective(alpha, K, y_pm)
     remaining = _remaining_gain(K, y_pm, alpha, pos, neg, eta)
@@ -247,6 +222,80 @@ def weighted_ascent(
         remaining_gain=remaining,
         history=np.array(history) if return_history else None,
     )
+
+
+def _ascend(K, y_pm, pos, neg, eta, settings, clip, return_history):
+    """The iterations of :func:`weighted_ascent`: ``(alpha, n_iter, stop, history)``.
+
+    Each step scores all ``N_+ x N_-`` pairs, so the loop is written for speed: the
+    points are held positives first (the gradients of the two classes are then views
+    of one vector, and the columns of ``K`` rows of a copy), the two sums over pairs
+    are one broadcast, every pair array is a buffer filled in place, and the bound
+    ``-min(alpha_p1, alpha_p2)`` of the clip is renewed only in the row and the column
+    of the pair that moved.  Each entry is still computed by the same floating-point
+    operations, in the same order, as the expression in the comment beside it, so
+    that the run does not depend on how it is written.
+    """
+    rho, w1, tol, max_iter = settings
+    n_pos, n_neg = len(pos), len(neg)
+    order = np.concatenate([pos, neg])
+    cols = K[np.ix_(order, order)].T.copy()  # cols[c] = K[order, order[c]], a column of K
+    y = y_pm[order]
+    weights = np.where(y > 0, w1, 1.0 - w1)
+    alpha, F, dF = np.zeros(len(y)), np.zeros(len(y)), np.zeros(len(y))  # F = K (alpha * y)
+    alpha_p, alpha_n = alpha[:n_pos], alpha[n_pos:]
+    wG_G = np.zeros((2, len(y)))  # (w1 Gp, (1 - w1) Gn) and (Gp, Gn)
+    wG, G = wG_G
+    firsts, seconds = wG_G[:, :n_pos, None], wG_G[:, None, n_pos:]  # broadcast over pairs
+    sums = np.empty((2, n_pos, n_neg))  # w1 Gp + (1 - w1) Gn and s = Gp + Gn, for all pairs
+    delta, s = sums
+    gain, half = np.empty((n_pos, n_neg)), np.empty((n_pos, n_neg))
+    floor = -np.minimum(alpha_p[:, None], alpha_n[None, :])
+    Q, history = 0.0, [0.0]
+    n_iter, stop = 0, "max_iter"
+    while n_iter < max_iter:
+        np.subtract(1.0, np.multiply(y, F, out=G), out=G)  # G = 1 - y F (10)
+        np.multiply(weights, G, out=wG)
+        np.add(firsts, seconds, out=sums)
+        np.multiply(rho, delta, out=delta)  # delta = rho (w1 Gp + (1 - w1) Gn) (14)
+        if clip:
+            np.maximum(delta, floor, out=delta)  # delta = max(delta, -min(alpha_p1, alpha_p2))
+        np.multiply(delta, s, out=gain)
+        np.multiply(delta, delta, out=half)
+        np.multiply(0.5, half, out=half)
+        np.multiply(half, eta, out=half)
+        np.subtract(gain, half, out=gain)  # delta s - 0.5 delta^2 eta = Q(alpha) - Q(alpha_old)
+        k = int(gain.argmax())
+        if not delta.item(k) * s.item(k) > 0:
+            # (15): the first-order increase must be positive.  The pairs with delta s > 0
+            # are some of all pairs: when the first best of all is one of them, it is the
+            # first best of them too, so they need picking out only when it is not (at
+            # the stop, or where rounding makes an eta negative).
+            gain[delta * s <= 0] = -np.inf
+            k = int(gain.argmax())
+        step_gain = gain.item(k)
+        if not step_gain > 0:
+            stop = "no ascent pair"
+            break
+        i, j = divmod(k, n_neg)
+        d = delta.item(k)
+        alpha_p[i] += d
+        alpha_n[j] += d
+        if clip:
+            floor[i] = -np.minimum(alpha_p[i], alpha_n)
+            floor[:, j] = -np.minimum(alpha_p, alpha_n[j])
+        np.subtract(cols[i], cols[n_pos + j], out=dF)
+        np.add(F, np.multiply(d, dF, out=dF), out=F)  # F += d (K[:, p1] - K[:, p2])
+        Q += step_gain
+        n_iter += 1
+        if return_history:
+            history.append(Q)
+        if abs(step_gain) < tol:
+            stop = "small change"
+            break
+    alpha_out = np.empty_like(alpha)
+    alpha_out[order] = alpha
+    return alpha_out, n_iter, stop, history
 
 
 def _warn_if_short(stop, max_iter, tol, objective, remaining, w1, clipped):

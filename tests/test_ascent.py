@@ -144,6 +144,84 @@ def test_each_step_keeps_the_constraints():
             assert r.alpha.min() >= 0.0
 
 
+def _plain_ascent(K, y, rho, w1, max_iter, clip, tol=1e-8):
+    """(13)-(15) as printed, every pair array built anew at each step: alpha and Q's trace."""
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    eta = np.diag(K)[pos][:, None] + np.diag(K)[neg][None, :] - 2.0 * K[np.ix_(pos, neg)]
+    alpha, F, trace = np.zeros(len(y)), np.zeros(len(y)), [0.0]
+    for _ in range(max_iter):
+        G = 1.0 - y * F
+        Gp, Gn = G[pos], G[neg]
+        delta = rho * (w1 * Gp[:, None] + (1.0 - w1) * Gn[None, :])
+        if clip:
+            delta = np.maximum(delta, -np.minimum(alpha[pos][:, None], alpha[neg][None, :]))
+        s = Gp[:, None] + Gn[None, :]
+        gain = delta * s - 0.5 * delta**2 * eta
+        gain[delta * s <= 0] = -np.inf
+        i, j = np.unravel_index(np.argmax(gain), gain.shape)
+        if not gain[i, j] > 0:
+            return alpha, np.array(trace), "no ascent pair"
+        alpha[[pos[i], neg[j]]] += delta[i, j]
+        F += delta[i, j] * (K[:, pos[i]] - K[:, neg[j]])
+        trace.append(trace[-1] + gain[i, j])
+        if abs(gain[i, j]) < tol:
+            return alpha, np.array(trace), "small change"
+    return alpha, np.array(trace), "max_iter"
+
+
+def _shuffled_paper_problem(gamma):
+    K, y = _paper_problem(gamma)
+    perm = np.random.default_rng(3).permutation(len(y))  # the classes interleaved
+    return K[np.ix_(perm, perm)], y[perm]
+
+
+@pytest.mark.parametrize(
+    ("problem", "rho", "weight", "nonnegative", "max_iter", "tol"),
+    [
+        ("paper", 1e-2, "rho1", "clip", 400, 1e-8),
+        ("paper", 1e-2, "equal", "clip", 400, 1e-8),
+        ("paper", 0.5, 0.3, "none", 400, 1e-8),
+        ("small", 0.05, "rho1", "clip", 100000, 1e-8),  # to 'no ascent pair'
+        ("small", 0.05, 1.0, "clip", 100000, 1e-8),
+        ("small", 0.05, "rho1", "clip", 100000, 1e-5),  # to 'small change'
+        # indefinite: pairs with delta s <= 0 and a gain above every allowed one
+        ("indefinite", 0.7, 1.0, "none", 30, 1e-8),
+    ],
+)
+def test_the_run_is_that_of_the_formulas_to_the_last_bit(
+    problem, rho, weight, nonnegative, max_iter, tol
+):
+    """The loop of weighted_ascent, written for speed, takes the same steps and the same
+    trace, bit for bit, as the formulas written out plainly."""
+    if problem == "paper":
+        K, y = _shuffled_paper_problem(1.0)
+    elif problem == "small":
+        X, y = make_cocianu_state(8, 8, accept=is_linearly_separable, seed=0)
+        K, y = kernels.rbf_kernel(X, gamma=1.0), y.astype(float)
+    else:
+        B = np.random.default_rng(125).normal(size=(6, 6)) * 3
+        K, y = (B + B.T) / 2, np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    clip = nonnegative == "clip"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the capped and the indefinite runs warn
+        r = weighted_ascent(
+            K,
+            y,
+            rho,
+            weight,
+            tol=tol,
+            nonnegative=nonnegative,
+            max_iter=max_iter,
+            check_separable=False,
+            return_history=True,
+        )
+    w1 = {"rho1": rho1(K, y), "equal": 0.5}.get(weight, weight)
+    alpha, trace, stop = _plain_ascent(K, y, rho, w1, max_iter, clip, tol)
+    assert r.stop == stop and r.n_iter == len(trace) - 1
+    np.testing.assert_array_equal(r.history, trace)
+    np.testing.assert_array_equal(r.alpha, np.maximum(alpha, 0.0) if clip else alpha)
+
+
 def test_the_objective_increases_and_the_trace_is_exact():
     K, y = _paper_problem()
     r = weighted_ascent(frozen(K), frozen(y), rho=0.05, return_history=True)
