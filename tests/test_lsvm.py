@@ -400,7 +400,7 @@ def test_newton_linear_satisfies_kkt_on_random_problems(m, n, nu, seed):
 
 
 def test_gamma_scale_means_what_it_means_for_svc():
-    # The appended -1 does not change a Gaussian kernel, so it must not change 'scale'
+    # The appended 1 does not change a Gaussian kernel, so it must not change 'scale'
     # either; for the polynomial kernel it is part of the data the kernel multiplies.
     X, y = make_checkerboard(300, seed=5)
     from sklearn.svm import SVC
@@ -409,6 +409,6 @@ def test_gamma_scale_means_what_it_means_for_svc():
     for kernel in ("rbf", "exponential"):
         clf = LagrangianSVC(kernel=kernel, nu=1.0, solver="newton").fit(X, y)
         assert clf._gamma == pytest.approx(svc._gamma, rel=1e-12)
-    G = np.hstack([X, -np.ones((300, 1))])
+    G = np.hstack([X, np.ones((300, 1))])
     poly = LagrangianSVC(kernel="poly", degree=2, nu=1.0, solver="newton").fit(X, y)
     assert poly._gamma == pytest.approx(1.0 / (3 * G.var()), rel=1e-12)

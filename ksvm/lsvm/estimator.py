@@ -50,10 +50,9 @@ class LagrangianSVC(BaseKernelClassifier):
     gamma : {'scale', 'auto'} or float > 0, default='scale'
         'scale' and 'auto' are resolved on ``X`` for the distance kernels ('rbf',
         'exponential'), whose values the appended column does not change, so that
-        ``gamma='scale'`` means what it means for ``SVC``; and for the
-        inner-product kernels ('poly', 'sigmoid') on the data with a column of -1
-        appended (Mangasarian & Musicant's ``[A  -e]``, whose variance differs from
-        that of ``[X  1]``; the value resolved is the one this estimator always had).
+        ``gamma='scale'`` means what it means for ``SVC``; for the inner-product
+        kernels ('poly', 'sigmoid') on the augmented points ``[X  1]`` that the kernel
+        multiplies.
     degree : int >= 1, default=3
     coef0 : float, default=1.0
     solver : {'auto', 'newton', 'fixed-point'}, default='auto'
@@ -288,10 +287,9 @@ class LagrangianSVC(BaseKernelClassifier):
         return augment(X)
 
     def _gamma_data(self, X):
-        """``X`` for a distance kernel (the appended column cancels in every distance),
-        else the data with a column of -1 appended: ``gamma='scale'`` is resolved on the
-        variance of Mangasarian & Musicant's ``[A  -e]``, which differs from that of
-        ``[X  1]``, so that it keeps the value it always had."""
+        """The points whose variance ``gamma='scale'`` is resolved on: ``X`` for a distance
+        kernel (the appended column cancels in every distance, and the kernel is that of
+        ``X``), else the points the kernel multiplies, ``[X  1]``."""
         if self.kernel in ("rbf", "exponential"):
             return X
-        return np.hstack([X, -np.ones((X.shape[0], 1))])
+        return augment(X)
