@@ -166,13 +166,15 @@ def probed_dom(page):
     return dom_with_probe(HTML / "book" / f"{page}.html", probes, WIDTH_PROBE_WINDOW, shot)
 
 
+@functools.cache
 def explorer_pages():
-    """The chapters whose stored outputs hold an explorer's HTML slider."""
-    return [
+    """The chapters whose stored outputs hold an explorer's HTML slider (read once: every
+    chapter's probe asks)."""
+    return tuple(
         nb.stem
         for nb in sorted((ROOT / "book").glob("*.ipynb"))
         if "ksvm-explorer-data" in nb.read_text()
-    ]
+    )
 
 
 def test_the_book_has_six_explorers():

@@ -320,9 +320,9 @@ def main_path_text(article):
     return text[:cut] if cut >= 0 else text
 
 
-def page_statistics(name, article=None):
-    """Visible words and visible code cells of a built chapter, outside folded parts."""
-    article = _visible_article(name) if article is None else article
+def page_statistics(article):
+    """Visible words and visible code cells of a built chapter's ``article`` (as
+    :func:`_visible_article` leaves it), outside folded parts."""
     cells = article.select("div.cell_input")
     text_only = __import__("copy").copy(article)
     for code in text_only.select("div.cell_input, div.cell_output, .MathJax, .math"):
@@ -336,7 +336,7 @@ def prose_statistics(name):
     """Everything the shape tests measure on a built page, as a dict (parsed once: a page
     with an explorer's frames is megabytes of HTML)."""
     article = _visible_article(name)
-    words, cells = page_statistics(name, article)
+    words, cells = page_statistics(article)
     sentences = sentences_of(article)
     lengths = [n for n, _ in sentences]
     outputs = output_lines(article)

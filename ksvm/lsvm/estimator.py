@@ -289,7 +289,7 @@ class LagrangianSVC(BaseKernelClassifier):
     def _gamma_data(self, X):
         """The points whose variance ``gamma='scale'`` is resolved on: ``X`` for a distance
         kernel (the appended column cancels in every distance, and the kernel is that of
-        ``X``), else the points the kernel multiplies, ``[X  1]``."""
+        ``X``), else, as for every estimator, the points the kernel compares, ``[X  1]``."""
         if self.kernel in ("rbf", "exponential"):
             return X
-        return augment(X)
+        return super()._gamma_data(X)
