@@ -340,7 +340,9 @@ def encode_binary_labels(y):
     Raises
     ------
     ValueError
-        If ``y`` is continuous, multi-output, or does not hold exactly two classes.
+        If ``y`` is continuous, multi-output, or does not hold exactly two classes
+        (with more than two, the message names scikit-learn's ``OneVsOneClassifier``
+        and ``OneVsRestClassifier``, which reduce them to two-class problems).
 
     Examples
     --------
@@ -372,7 +374,9 @@ def encode_binary_labels(y):
     if classes.size > 2 or y_type != "binary":
         raise ValueError(
             "Only binary classification is supported: y must hold exactly two classes, "
-            f"got {classes.size} classes ({shown}); the type of the target is {y_type}."
+            f"got {classes.size} classes ({shown}); the type of the target is {y_type}. "
+            "For more than two classes, wrap the estimator in "
+            "sklearn.multiclass.OneVsOneClassifier or OneVsRestClassifier."
         )
     return np.where(y_index == 1, 1.0, -1.0), classes
 
