@@ -26,6 +26,7 @@ ALIASES = {
     "KKT conditions": [r"KKT[ \t\n]+conditions?"],
     "Newton's method": [r"Newton's[ \t\n]+method"],
     "Lagrangian SVM": [r"Lagrangian[ \t\n]+SVMs?"],
+    "Platt scaling": [r"Platt's[ \t\n]+sigmoid"],
 }
 
 # Spans that are not running text: math, code, roles, links, labels, HTML.
