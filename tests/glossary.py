@@ -165,6 +165,16 @@ def link_first_uses(path):
     nb = json.loads(path.read_text())
     md = [cell for cell in nb["cells"] if cell["cell_type"] == "markdown"]
     cells = markdown_cells(nb)
+    # A link that comes after an earlier, unlinked use moves to that use.
+    late = {term.lower() for term, _, _ in unlinked_first_uses(cells)}
+
+    def unlink(m):
+        target = (m.group(1) or m.group(2)).strip()
+        if target.lower() not in late:
+            return m.group(0)
+        return m.group(0)[7:-1].split(" <")[0] if m.group(1) else m.group(2)
+
+    cells = [TERM_ROLE.sub(unlink, text) for text in cells]
     linked = {term.lower() for _, _, term in links(cells)}
     edits = {}
     seen = set()
@@ -175,9 +185,8 @@ def link_first_uses(path):
         if main.lower() in linked:
             continue
         edits.setdefault(c, []).append((start, end, main))
-    for c, spans in edits.items():
-        text = cells[c]
-        for start, end, main in sorted(spans, reverse=True):
+    for c, text in enumerate(cells):
+        for start, end, main in sorted(edits.get(c, []), reverse=True):
             shown = re.sub(r"\s+", " ", text[start:end])
             role = f"{{term}}`{shown}`" if shown == main else f"{{term}}`{shown} <{main}>`"
             text = text[:start] + role + text[end:]
