@@ -66,6 +66,9 @@ def chapters():
     """The documents of the table of contents, in order, with their titles."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]] + [c["file"] for p in toc["parts"] for c in p["chapters"]]
+    # The general index is a page that Sphinx generates for the HTML book only (its
+    # entries link to places in the HTML pages); the PDF has its outline instead.
+    files = [f for f in files if f != "genindex"]
     titles = []
     for file in files:
         path = ROOT / f"{file}.ipynb"
