@@ -20,7 +20,15 @@ def pytest_configure(config):
     wait, then make small products tens of times slower.  The chapters run in kernels
     of their own, under the environment's BLAS setting (CI varies it, see .ci/run).
     A limit reaches only the libraries loaded when it is set: scipy brings its own
-    OpenBLAS and scikit-learn its OpenMP, so both are loaded first."""
+    OpenBLAS and scikit-learn its OpenMP, so both are loaded first.
+
+    Where the environment sets no BLAS threads and the run has more than one worker,
+    the chapters' kernels get one thread each, for the same reason: two workers whose
+    OpenBLAS each start a thread per core made some chapter cells twenty times slower."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers and int(workers) > 1:
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
     import scipy.linalg  # noqa: F401
     import sklearn.svm  # noqa: F401
 
