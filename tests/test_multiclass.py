@@ -22,15 +22,7 @@ from sklearn.svm import SVC
 
 import ksvm
 from ksvm.kernels import rbf_kernel
-
-ESTIMATORS = [
-    ksvm.KernelMeanClassifier,
-    ksvm.SoftMarginSVC,
-    ksvm.LagrangianSVC,
-    ksvm.RLSClassifier,
-    ksvm.KernelLogisticRegression,
-    ksvm.GradientAscentSVC,
-]
+from tests.test_contract import ESTIMATORS
 
 
 @pytest.fixture(scope="module")
