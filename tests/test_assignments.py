@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 
 from assignments import grade, make_student
-from assignments.checks import for_assignment
+from assignments.checks import MODULES, for_assignment
 from assignments.sandbox import Limits
+from tests import mutations
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "assignments"
@@ -32,117 +33,10 @@ NAMES = [path.stem for path in SOLUTIONS]
 LIMITS = Limits(timeout=60)  # seconds per cell or call; a solution runs in a few seconds
 HANG_LIMITS = Limits(timeout=3)  # for the notebook with a cell that hangs
 
-# A wrong implementation is the solution with `old` replaced by `new` in one task cell;
-# the check `check` must fail with an error that contains `message`.
-MUTATIONS = {
-    "01_gram_mercer": [
-        (
-            "task-gaussian",
-            "return np.exp(-gamma * np.maximum(sq, 0.0))",
-            "return np.exp(-gamma * np.maximum(sq, 0.0)).T",
-            "check-1",
-            "you returned the transpose",
-        ),
-        (
-            "task-poly",
-            "return (X @ Y.T + c) ** degree",
-            "return (X @ Y.T) ** degree + c",
-            "check-2",
-            "c goes inside the power",
-        ),
-        (
-            "task-poly",
-            "return (X @ Y.T + c) ** degree",
-            "return np.exp(degree * np.log(X @ Y.T + c))",
-            "check-2",
-            "polynomial_gram returned G with",
-        ),  # NaN where x'y + c < 0
-        (
-            "task-mercer",
-            "    if np.abs(K - K.T).max() > bound:\n        return False\n",
-            "",
-            "check-3",
-            "test the symmetry first",
-        ),
-    ],
-    "02_lsvm_linear": [
-        (
-            "task",
-            "float(y_alpha.sum())",
-            "float(-y_alpha.sum())",  # the paper's gamma = -e'Du, which is -b
-            "check-1",
-            "b has the wrong sign",
-        ),
-        ("task", "eta = 1.9 / nu", "eta = 1.0 / nu", "check-2", "the step eta = 1.9 / nu"),
-        (
-            "task",
-            "while n_iter < max_iter:",
-            "while n_iter <= max_iter:",
-            "check-2",
-            "stop after max_iter iterations, and count every computed alpha^(t+1)",
-        ),
-        (
-            "task",
-            "H = y[:, None] * np.hstack([X, ones[:, None]])",
-            "H = np.diag(y) @ np.hstack([X, ones[:, None]])",
-            "check-3",
-            "it forms an n x n matrix",
-        ),
-    ],
-    "03_rlsc_bordered": [
-        (
-            "task-system",
-            "    A = np.zeros((n + 1, n + 1))\n",
-            "    return K + lam * np.eye(n), np.asarray(y, dtype=float)\n",
-            "check-1",
-            "you returned K + lam*I without the border row",
-        ),
-        (
-            "task-system",
-            "    A[:n, :n] = K + lam * np.eye(n)\n",
-            "    A[:n, :n] = K\n    A += lam * np.eye(n + 1)\n",
-            "check-1",
-            "the corner entry A[n, n] must be 0",
-        ),
-        (
-            "task-solve",
-            "return solution[:-1], float(solution[-1])",
-            "return solution, float(solution[-1])",
-            "check-2",
-            "c has n + 1",
-        ),
-    ],
-    "04_rho1": [
-        (
-            "task",
-            "return float(a2 * v1 / denominator)",
-            "return float(a1 * v2 / denominator)",
-            "check-1",
-            "= 1 - rho_1",
-        ),
-        (
-            "task",
-            "(m**2 * (m - 1))",
-            "(m**2 * m)",
-            "check-1",
-            "you divided the covariance by m instead of m - 1",
-        ),
-        (
-            "task",
-            "    if a1 == 0 < a2:\n        return 1.0\n",
-            "",
-            "check-3",
-            "when the positive class has mean 0",
-        ),
-        (
-            "task",
-            "    if denominator > 0:\n        return float(a2 * v1 / denominator)\n",
-            "    return float(a2 * v1 / denominator)\n",
-            "check-3",
-            "rho1 returned rho_1 = nan",
-        ),  # 0 / 0
-    ],
-}
+# A wrong implementation is the solution with `old` replaced by `new` in one task cell; the check
+# `check` must fail with an error that contains `message`.  Each assignment's list is in
+# tests/mutations/<module>.py, named like its module of checks.
+MUTATIONS = {name: mutations.for_assignment(name) for name in NAMES}
 
 
 def _is_task(cell):
@@ -196,11 +90,15 @@ def graded():
     return results
 
 
-def test_there_are_four_assignments():
-    assert NAMES == ["01_gram_mercer", "02_lsvm_linear", "03_rlsc_bordered", "04_rho1"]
+def test_there_are_ten_assignments_each_with_its_checks_and_mistakes():
+    assert sorted(MODULES) == NAMES and len(NAMES) == 10
     assert sorted(p.name for p in (ASSIGNMENTS / "student").glob("*.ipynb")) == [
         p.name for p in SOLUTIONS
     ]
+    for name in NAMES:
+        # At least three common mistakes, each recognised and named by its own diagnostic.
+        messages = {message for *_, message in MUTATIONS[name]}
+        assert len(messages) >= 3, f"{name}: {len(messages)} named mistakes"
 
 
 # (i) The stored student versions are what the generator makes now.
@@ -365,6 +263,26 @@ def test_a_hidden_call_of_ksvm_fails_the_check_in_the_notebook():
         AssertionError, match=r"gaussian_gram calls ksvm\.kernels\.rbf_kernel from ksvm"
     ):
         check_1(gaussian_gram, rng=np.random.default_rng(0))
+
+
+def test_a_call_of_a_forbidden_package_fails_the_check_in_the_notebook():
+    # An assignment whose reference is scikit-learn's answer names that package in FORBIDDEN.
+    from sklearn.svm import SVC
+
+    from assignments.checks import call, local_invoke
+
+    def intercept(K, y):
+        return float(SVC(kernel="precomputed").fit(K, y).intercept_[0])
+
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    invoke = local_invoke(intercept, "intercept", ("ksvm", "sklearn.svm"))
+    with pytest.raises(AssertionError, match=r"intercept calls sklearn\.svm\..* from sklearn\.svm"):
+        invoke(call(X @ X.T, np.r_[np.ones(4), -np.ones(4)]))
+    # Without the package in the list, the same call is allowed.
+    assert (
+        local_invoke(intercept, "intercept")(call(X @ X.T, np.r_[np.ones(4), -np.ones(4)])).raised
+        == ()
+    )
 
 
 # (v) Malformed markers are refused with a clear error.

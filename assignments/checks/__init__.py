@@ -62,6 +62,12 @@ MODULES = {
     "02_lsvm_linear": "assignments.checks.lsvm_linear",
     "03_rlsc_bordered": "assignments.checks.rlsc_bordered",
     "04_rho1": "assignments.checks.rho1",
+    "05_smo": "assignments.checks.smo",
+    "06_svm_decision": "assignments.checks.svm_decision",
+    "07_klr_newton": "assignments.checks.klr_newton",
+    "08_lsvm_kernel": "assignments.checks.lsvm_kernel",
+    "09_weighted_ascent": "assignments.checks.weighted_ascent",
+    "10_capstone": "assignments.checks.capstone",
 }
 
 
@@ -202,7 +208,7 @@ class Check:
     def __call__(self, function, rng=None):
         """Run the check on ``function`` here (in the notebook) and print that it passed."""
         rng = np.random.default_rng() if rng is None else rng
-        self.run(local_invoke(function, self.function), rng)
+        self.run(local_invoke(function, self.function, forbidden_of(self)), rng)
         print(f"check {self.number} passed")
 
 
@@ -218,18 +224,29 @@ def _read_only(value):
     return value
 
 
-def _ksvm_caller(frame):
+def forbidden_of(check):
+    """The packages that the function of ``check`` may not use: ``ksvm``, and the ``FORBIDDEN``
+    names of its assignment's module (such as ``"sklearn.svm"``, where scikit-learn's answer is
+    what the check compares with)."""
+    module = sys.modules.get(getattr(check.generate, "__module__", ""), None)
+    return ("ksvm", *getattr(module, "FORBIDDEN", ()))
+
+
+def _forbidden_caller(frame, forbidden):
     module = frame.f_globals.get("__name__", "")
-    if isinstance(module, str) and (module == "ksvm" or module.startswith("ksvm.")):
-        return f"{module}.{frame.f_code.co_name}"
+    if isinstance(module, str):
+        for package in forbidden:
+            if module == package or module.startswith(package + "."):
+                return package, f"{module}.{frame.f_code.co_name}"
     return None
 
 
-def local_invoke(function, name):
+def local_invoke(function, name, forbidden=("ksvm",)):
     """Make calls of ``function`` in this process: the notebook's side of `Check.run`.
 
-    The arguments are passed as read-only copies.  A call that runs any code of ksvm, however
-    it reached it (a name, an alias, importlib, ``__import__``), fails the check.
+    The arguments are passed as read-only copies.  A call that runs any code of a ``forbidden``
+    package (ksvm, and what the assignment names), however it reached it (a name, an alias,
+    importlib, ``__import__``), fails the check.
     """
 
     def invoke(request):
@@ -239,7 +256,7 @@ def local_invoke(function, name):
 
         def profile(frame, event, arg):
             if event == "call" and not used:
-                caller = _ksvm_caller(frame)
+                caller = _forbidden_caller(frame, forbidden)
                 if caller:
                     used.append(caller)
 
@@ -266,9 +283,10 @@ def local_invoke(function, name):
         if request.memory is not None:
             outcome.peak = peak
         if used:
+            package, caller = used[0]
             raise AssertionError(
-                f"{name} calls {used[0]} from ksvm: write it yourself with numpy "
-                "(ksvm is the reference that the checks compare with)"
+                f"{name} calls {caller} from {package}: write it yourself with numpy "
+                f"({package} is the reference that the checks compare with)"
             )
         return outcome
 
