@@ -420,7 +420,8 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
     if not isolate:
         result.notes.insert(0, WITHOUT_ISOLATION)
     rng = np.random.default_rng() if rng is None else rng
-    stopped, worker, decided = [], Worker(limits, hide=HIDDEN, isolate=isolate), {}
+    forbid = getattr(module, "FORBIDDEN", ())
+    stopped, worker, decided = [], Worker(limits, hide=HIDDEN, isolate=isolate, forbid=forbid), {}
 
     def run_checks(place):
         for k in due.pop(place, []):

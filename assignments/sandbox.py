@@ -44,6 +44,7 @@ and what that user may read; the grader marks such reports.
 
 import contextlib
 import functools
+import importlib.util
 import json
 import math
 import os
@@ -225,6 +226,20 @@ def _under(path, directory):
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
+def package_directories(names):
+    """The directories of the installed packages ``names`` (those that are not installed have
+    none)."""
+    found = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None:
+            found += [os.path.realpath(p) for p in spec.submodule_search_locations or ()]
+    return found
+
+
 def _python_mounts(hide):
     """Read-only binds of the interpreter and the installed packages, with the ``hide`` paths
     covered."""
@@ -328,6 +343,9 @@ class Worker:
     hide : sequence of path-like
         What the submission may not read (ksvm, the repository): absent from the sandbox, and
         refused by the worker's guard.
+    forbid : sequence of str
+        Packages that the assignment does not allow (``"sklearn.svm"``): their directories are
+        empty in the sandbox, and importing them fails with a message that says why.
     isolate : bool
         Run in a sandbox (the default); False runs the worker as the grader's user in a
         temporary directory, for machines where no sandbox can be made.
@@ -338,9 +356,10 @@ class Worker:
         On `start`, if ``isolate`` and no sandbox can be made here (`sandbox_problem`).
     """
 
-    def __init__(self, limits=Limits(), hide=(), isolate=True):
+    def __init__(self, limits=Limits(), hide=(), isolate=True, forbid=()):
         self.limits = limits
         self.hide = [os.path.realpath(h) for h in hide]
+        self.forbid = list(forbid)
         self.isolate = isolate
         self.proc = self.pid = self.selector = self.base = None
         self.reply_fd = self.command_fd = None
@@ -394,7 +413,7 @@ class Worker:
         command_read, self.command_fd = os.pipe()
         self.reply_fd, reply_write = os.pipe()
         info_read, info_write = os.pipe()
-        executable, python_mounts = _python_mounts(self.hide)
+        executable, python_mounts = _python_mounts(self.hide + package_directories(self.forbid))
         # The guard lets the submission write where the sandbox lets it: all of its private /tmp.
         worker_args = [
             "--workdir",
@@ -411,6 +430,8 @@ class Worker:
             *_site_directories(),
             "--hide",
             *self.hide,
+            "--forbid",
+            *self.forbid,
         ]
         if fontlist is not None:
             worker_args += [

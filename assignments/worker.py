@@ -42,6 +42,10 @@ import signal
 import sys
 
 VIOLATION_STATUS = 86  # the exit status after the guard stopped the submission
+WORKER_FILES = frozenset(
+    os.path.realpath(os.path.join(os.path.dirname(__file__), name))
+    for name in ("worker.py", "wire.py")
+)
 
 
 def _load_wire():
@@ -54,18 +58,28 @@ def _load_wire():
     return module
 
 
-class _RefuseKsvm:
-    """A meta path finder with a clear message for ``import ksvm`` (ksvm is not on the path
-    anyway)."""
+class _Refuse:
+    """A meta path finder with a clear message for ``import ksvm`` and for the packages that
+    the assignment forbids (ksvm is not on the path anyway; the forbidden packages' directories
+    are empty in the sandbox)."""
 
-    @staticmethod
-    def find_spec(name, path=None, target=None):
+    def __init__(self, forbidden=()):
+        self.forbidden = tuple(forbidden)
+
+    def find_spec(self, name, path=None, target=None):
         if name == "ksvm" or name.startswith("ksvm."):
             raise ModuleNotFoundError(
                 f"No module named {name!r}: ksvm cannot be used while the grader runs a "
                 "submission; the graded functions must be written with numpy",
                 name=name,
             )
+        for package in self.forbidden:
+            if name == package or name.startswith(package + "."):
+                raise ModuleNotFoundError(
+                    f"No module named {name!r}: this assignment does not allow {package}, "
+                    "whose answer the checks compare with; write it yourself with numpy",
+                    name=name,
+                )
         return None
 
 
@@ -134,6 +148,9 @@ def install_guard(workdir, hidden, report_fd):
         _workdir=workdir + os.sep,
         # bound once, when the guard is installed, like every name below
         _hidden=tuple(os.path.realpath(h) + os.sep for h in hidden),  # noqa: B008
+        # the worker's own two files, which a traceback through them reads (without isolation
+        # they lie in the hidden assignments directory); they hold nothing of the answers
+        _own=WORKER_FILES,
         _pid=os.getpid(),  # noqa: B008
         _process=_PROCESS_EVENTS,
         _paths=_PATH_EVENTS,
@@ -191,7 +208,7 @@ def install_guard(workdir, hidden, report_fd):
             elif not inside(real) and _isdir(real):
                 stop(f"it opened the directory {real}, outside its working directory")
             for hidden in _hidden:
-                if (real + "/").startswith(hidden):
+                if (real + "/").startswith(hidden) and real not in _own:
                     stop(f"it tried to read {real}: a submission may not use ksvm or the solutions")
         elif event in _process:
             stop(f"it tried to start a process ({event})")
@@ -415,6 +432,9 @@ def main(argv=None):
     parser.add_argument(
         "--hide", nargs="*", default=[], help="directories the submission may not read"
     )
+    parser.add_argument(
+        "--forbid", nargs="*", default=[], help="packages the assignment does not allow"
+    )
     parser.add_argument("--command-fd", type=int, required=True)
     parser.add_argument("--reply-fd", type=int, required=True)
     args = parser.parse_args(argv)
@@ -460,7 +480,7 @@ def main(argv=None):
         while data:
             data = data[os.write(reply_fd, data) :]
 
-    sys.meta_path.insert(0, _RefuseKsvm)
+    sys.meta_path.insert(0, _Refuse(args.forbid))
     forbid_processes()
     install_guard(args.workdir, args.hide, reply_fd)
     reply({"seq": 0, "ready": True})

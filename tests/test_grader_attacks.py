@@ -822,6 +822,32 @@ def test_an_honest_submission_without_isolation_is_marked():
     assert result.as_dict()["isolated"] is False
 
 
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_forbidden_package_cannot_be_imported_and_ksvm_is_an_error_not_a_stop(isolate):
+    """An assignment may forbid a package whose answer its checks compare with (sklearn.svm):
+    importing it fails with a message that says why, also for a submission that removes the
+    finder which says so (in the sandbox, the package's directory is empty).  Importing ksvm or
+    a forbidden package is a mistake, not an attack: the cell fails and the run goes on, with or
+    without isolation."""
+    from assignments.sandbox import Limits, Worker
+
+    bypass = (
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != '_Refuse']\n"
+        "from sklearn.svm import SVC"
+    )
+    with Worker(
+        Limits(timeout=30), hide=grade.HIDDEN, isolate=isolate, forbid=["sklearn.svm"]
+    ) as w:
+        replies = [w.cell(source).reply for source in ("import ksvm", "import sklearn.svm", bypass)]
+        allowed = w.cell("from sklearn.model_selection import train_test_split").reply
+    assert "ksvm cannot be used" in replies[0]["error"]["message"]
+    assert "this assignment does not allow sklearn.svm" in replies[1]["error"]["message"]
+    if isolate:
+        assert "cannot import name 'SVC'" in replies[2]["error"]["message"]
+    assert allowed["error"] is None
+
+
 def test_ordinary_habits_do_not_stop_a_correct_submission():
     """Plots, magics, warnings and files in the working directory are not attacks."""
     nb = copy.deepcopy(
