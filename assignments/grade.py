@@ -4,7 +4,7 @@ Usage::
 
     python assignments/grade.py submission.ipynb [more.ipynb ...] [--assignment NAME]
         [--timeout SECONDS] [--time-limit SECONDS] [--memory MB] [--max-output MB]
-        [--seed N] [--jobs N] [--json FILE]
+        [--seed N] [--jobs N] [--json FILE] [--csv FILE] [--feedback DIR] [--id-field KEY]
 
 For each submission the grader
 
@@ -23,7 +23,14 @@ For each submission the grader
 4. runs each check of the assignment (``assignments/checks``), where step 3 puts it, here in the
    grader's process: the check draws fresh inputs, the worker calls the student's function on
    them and sends back what it returned as plain data, and the check compares that with ksvm's
-   answer.  The score is the number of checks passed out of the number of checks.
+   answer.  The score is the number of checks passed out of the number of checks;
+5. collects the written answers (the Markdown cells where the solution has a marked answer, such
+   as the capstone's justification) for the feedback, without marking them.
+
+``--csv`` writes a gradebook (one row a submission, one column a check) and ``--feedback DIR``
+one Markdown file a submission with every check's diagnostic (``assignments/gradebook.py``).  A
+submission is identified there by its file name, or with ``--id-field KEY`` by that key of its
+notebook's metadata (which the student writes: a clash is noted).
 
 Nothing that the submission's process says decides a pass.  A submission that breaks a rule of
 the sandbox (starting a process, writing outside its directory, reading ksvm, ...) or outlasts
@@ -58,8 +65,9 @@ from IPython.core.inputtransformer2 import (
 from IPython.core.splitinput import LineInfo
 
 import ksvm
+from assignments import gradebook
 from assignments.checks import MODULES, Outcome, SubmissionError, for_assignment
-from assignments.make_student import is_check_cell
+from assignments.make_student import BEGIN, is_check_cell
 from assignments.sandbox import Limits, SandboxUnavailable, Stopped, Worker
 from assignments.wire import WireError, read_exception, short_text
 
@@ -67,6 +75,7 @@ HERE = Path(__file__).resolve().parent
 SOLUTIONS = HERE / "solutions"
 METADATA_KEY = "ksvm_assignment"
 MAX_NOTEBOOK = 20 << 20  # bytes: a larger file is not graded
+MAX_ANSWER = 20_000  # characters of a written answer kept for the feedback
 
 
 def _ksvm_directories():
@@ -157,6 +166,9 @@ class GradeResult:
     checks: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     isolated: bool = True  # graded in a sandbox
+    answers: list = field(default_factory=list)  # written answers: {"cell": id, "text": ...}
+    identifier: str = ""  # the submission's name in the gradebook (gradebook.identify)
+    metadata_id: object = None  # the notebook's metadata field named by --id-field, if any
 
     @property
     def score(self):
@@ -220,6 +232,22 @@ def check_cells(nb, reference):
                 f"'{check_name(cell)}' is not a check of the assignment: run as an ordinary cell"
             )
     return places, notes
+
+
+def written_answers(nb, reference, notes):
+    """The written answers of ``nb``: its Markdown cells that stand where ``reference`` has a
+    marked answer (matched by cell id), as ``{"cell": id, "text": ...}``.  The grader collects
+    them for the feedback and does not mark them; a missing one is noted in ``notes``."""
+    answers = []
+    cells = {c.get("id"): c for c in nb.cells if c.cell_type == "markdown"}
+    for ref in reference.cells:
+        if ref.cell_type == "markdown" and BEGIN in ref.source:
+            cell = cells.get(ref.get("id"))
+            if cell is None:
+                notes.append(f"the written answer (cell {ref.get('id')}) was missing")
+            else:
+                answers.append({"cell": ref.get("id"), "text": short_text(cell.source, MAX_ANSWER)})
+    return answers
 
 
 def _indent(line):
@@ -375,7 +403,9 @@ def run_check(check, worker, rng, timeout):
     return CheckResult(check.name, True)
 
 
-def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isolate=True):
+def grade_notebook(
+    nb, assignment=None, limits=Limits(), path="", rng=None, isolate=True, id_field=None
+):
     """Run ``nb`` (a NotebookNode, left unchanged) in a sandbox and grade it.
 
     Parameters
@@ -393,6 +423,9 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
     isolate : bool
         Run the submission in a sandbox (`sandbox.Worker`); False runs it without one, and marks
         the result as graded without isolation.
+    id_field : str or None
+        The key of the notebook's metadata that identifies the submission in the gradebook
+        (see `gradebook.identify`); None identifies it by its file name.
 
     Returns
     -------
@@ -413,6 +446,9 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
         return result
     reference = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
     places, result.notes = check_cells(nb, reference)
+    result.answers = written_answers(nb, reference, result.notes)
+    if id_field is not None:
+        result.metadata_id = nb.metadata.get(id_field)
     # the index of a check cell, or None for after the last cell: the checks that run there
     due = {}
     for k, check in enumerate(module.CHECKS):
@@ -471,7 +507,7 @@ def grade_notebook(nb, assignment=None, limits=Limits(), path="", rng=None, isol
     return result
 
 
-def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True):
+def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True, id_field=None):
     """Read the submission at ``path`` (never written) and grade it."""
     path = Path(path)
     if path.stat().st_size > MAX_NOTEBOOK:
@@ -486,7 +522,9 @@ def grade_file(path, assignment=None, limits=Limits(), rng=None, isolate=True):
             assignment or "",
             notes=[f"not graded: not a notebook ({type(exc).__name__})"],
         )
-    return grade_notebook(nb, assignment, limits=limits, path=str(path), rng=rng, isolate=isolate)
+    return grade_notebook(
+        nb, assignment, limits=limits, path=str(path), rng=rng, isolate=isolate, id_field=id_field
+    )
 
 
 # What the terminal report shows as escapes: control characters (C0, DEL, C1), format characters
@@ -578,6 +616,23 @@ def main(argv=None):
     )
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument(
+        "--csv",
+        type=Path,
+        help="also write a gradebook: one row a submission, one column a check",
+    )
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        metavar="DIR",
+        help="also write one Markdown feedback file a submission into DIR",
+    )
+    parser.add_argument(
+        "--id-field",
+        metavar="KEY",
+        help="identify each submission by this key of its notebook metadata "
+        "(default: by its file name)",
+    )
+    parser.add_argument(
         "--no-isolation",
         action="store_true",
         help="grade without a sandbox where none can be made; every report says so",
@@ -594,7 +649,12 @@ def main(argv=None):
     def grade(path):
         rng = None if args.seed is None else np.random.default_rng(args.seed)
         return grade_file(
-            path, args.assignment, limits=limits, rng=rng, isolate=not args.no_isolation
+            path,
+            args.assignment,
+            limits=limits,
+            rng=rng,
+            isolate=not args.no_isolation,
+            id_field=args.id_field,
         )
 
     try:
@@ -607,6 +667,7 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 2
+    gradebook.identify(results, args.id_field)
     for result in results:
         print(format_result(result))
     if len(results) > 1:
@@ -618,6 +679,10 @@ def main(argv=None):
         args.json.write_text(
             json.dumps([r.as_dict() for r in results], indent=2) + "\n", encoding="utf-8"
         )
+    if args.csv:
+        gradebook.write_csv(results, args.csv)
+    if args.feedback:
+        gradebook.write_feedback(results, args.feedback)
     return 0
 
 

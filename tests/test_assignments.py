@@ -9,6 +9,8 @@ wrong solutions also run through the notebooks' side of the checks, in this proc
 """
 
 import copy
+import csv
+import json
 import re
 import shutil
 import subprocess
@@ -65,29 +67,67 @@ def tampered_student(student):
     return nb
 
 
+def _submission_file(key):
+    """The file name of the graded submission ``key``: 'mutant-04_rho1-2.ipynb'."""
+    return "-".join(str(part) for part in key) + ".ipynb"
+
+
+def _result(record):
+    """A GradeResult from its record in the grader's JSON file."""
+    checks = [grade.CheckResult(c["name"], c["passed"], c["error"]) for c in record["checks"]]
+    fields = {k: v for k, v in record.items() if k not in ("checks", "score", "total")}
+    return grade.GradeResult(**fields, checks=checks)
+
+
 @pytest.fixture(scope="module")
-def graded():
-    """Every grading run of this module, two at a time: {(kind, name[, k]): GradeResult}."""
+def batch(tmp_path_factory):
+    """Every grading run of this module, as one batch of the grader's command line, two at a
+    time, with its JSON results, gradebook and feedback files: each student version (all checks
+    must fail), each solution (all must pass), and every deliberately wrong solution in
+    `MUTATIONS`; and, beside it, one student version whose checks were tampered with and which
+    has a cell that hangs (the grader must run its own checks, and interrupt the hang).
+
+    Returns ``(results, files)``: {(kind, name[, k]): GradeResult}, and the paths of the
+    submissions, the JSON file, the CSV gradebook and the feedback directory."""
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in ASSIGNMENTS.glob("*/*.ipynb")}
-    first = SOLUTIONS[0]
-    tampered = tampered_student(nbformat.read(ASSIGNMENTS / "student" / first.name, as_version=4))
-    # First, so that its wait for the timeout overlaps the other runs.
-    jobs = {("tampered", first.stem): lambda: grade.grade_notebook(tampered, limits=HANG_LIMITS)}
+    folder = tmp_path_factory.mktemp("batch")
+    submissions = {}
     for path in SOLUTIONS:
         name = path.stem
-        student = ASSIGNMENTS / "student" / path.name
-        jobs["student", name] = lambda p=student: grade.grade_file(p, limits=LIMITS)
-        jobs["solution", name] = lambda p=path: grade.grade_file(p, limits=LIMITS)
         solution = nbformat.read(path, as_version=4)
+        submissions["student", name] = nbformat.read(ASSIGNMENTS / "student" / path.name, 4)
+        submissions["solution", name] = solution
         for k, (cell_id, old, new, _, _) in enumerate(MUTATIONS[name]):
-            wrong = mutant(solution, cell_id, old, new)
-            jobs["mutant", name, k] = lambda nb=wrong: grade.grade_notebook(nb, limits=LIMITS)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {key: pool.submit(job) for key, job in jobs.items()}
-        results = {key: future.result() for key, future in futures.items()}
+            submissions["mutant", name, k] = mutant(solution, cell_id, old, new)
+    for key, nb in submissions.items():
+        nbformat.write(nb, folder / _submission_file(key))
+    first = SOLUTIONS[0]
+    tampered = tampered_student(nbformat.read(ASSIGNMENTS / "student" / first.name, as_version=4))
+    files = {
+        "submissions": [folder / _submission_file(key) for key in submissions],
+        "json": folder / "grades.json",
+        "csv": folder / "grades.csv",
+        "feedback": folder / "feedback",
+    }
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # Beside the batch, so that its wait for the timeout overlaps it.
+        hang = pool.submit(grade.grade_notebook, tampered, limits=HANG_LIMITS)
+        options = ["--jobs", "2", "--timeout", str(LIMITS.timeout), "--json", str(files["json"])]
+        options += ["--csv", str(files["csv"]), "--feedback", str(files["feedback"])]
+        code = grade.main([*map(str, files["submissions"]), *options])
+        results = {("tampered", first.stem): hang.result()}
+    assert code == 0
+    records = json.loads(files["json"].read_text(encoding="utf-8"))
+    results.update({key: _result(r) for key, r in zip(submissions, records, strict=True)})
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in ASSIGNMENTS.glob("*/*.ipynb")}
     assert after == before, "grading wrote into a notebook"
-    return results
+    return results, files
+
+
+@pytest.fixture(scope="module")
+def graded(batch):
+    """{(kind, name[, k]): GradeResult} of every grading run of this module."""
+    return batch[0]
 
 
 def test_there_are_ten_assignments_each_with_its_checks_and_mistakes():
@@ -99,6 +139,45 @@ def test_there_are_ten_assignments_each_with_its_checks_and_mistakes():
         # At least three common mistakes, each recognised and named by its own diagnostic.
         messages = {message for *_, message in MUTATIONS[name]}
         assert len(messages) >= 3, f"{name}: {len(messages)} named mistakes"
+
+
+# The gradebook and the feedback of the batch, read back.
+
+
+def test_the_gradebook_has_a_row_a_submission_and_a_column_a_check(batch):
+    _, files = batch
+    records = json.loads(files["json"].read_text(encoding="utf-8"))
+    with open(files["csv"], newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        header, rows = reader.fieldnames, list(reader)
+    width = max(r["total"] for r in records)
+    assert header == ["submission", "file", "assignment", "score", "total"] + [
+        f"Check {k}" for k in range(1, width + 1)
+    ] + ["notes"]  # a batch of several assignments: the checks by number
+    assert len(rows) == len(records) == len(files["submissions"]) >= 40
+    for row, record, path in zip(rows, records, files["submissions"], strict=True):
+        assert row["submission"] == path.stem and row["file"] == path.name
+        assert row["assignment"] == record["assignment"]
+        assert (int(row["score"]), int(row["total"])) == (record["score"], record["total"])
+        marks = [row[f"Check {k}"] for k in range(1, width + 1)]
+        expected = [str(int(c["passed"])) for c in record["checks"]]
+        assert marks == expected + [""] * (width - len(expected)), (path.name, marks)
+        assert int(row["notes"]) == len(record["notes"])
+
+
+def test_each_submission_gets_a_feedback_file_with_every_diagnostic(batch):
+    _, files = batch
+    records = json.loads(files["json"].read_text(encoding="utf-8"))
+    written = sorted(p.name for p in files["feedback"].iterdir())
+    assert written == sorted(f"{p.stem}.md" for p in files["submissions"])
+    for record, path in zip(records, files["submissions"], strict=True):
+        text = (files["feedback"] / f"{path.stem}.md").read_text(encoding="utf-8")
+        assert f"**{record['score']} of {record['total']} checks passed.**" in text
+        assert text.count("## Passed: ") == record["score"]
+        assert text.count("## Failed: ") == record["total"] - record["score"]
+        for check in record["checks"]:
+            if not check["passed"]:
+                assert f"```text\n{check['error']}\n```" in text, (path.name, check["name"])
 
 
 # (i) The stored student versions are what the generator makes now.
