@@ -178,6 +178,17 @@ def test_each_submission_gets_a_feedback_file_with_every_diagnostic(batch):
         for check in record["checks"]:
             if not check["passed"]:
                 assert f"```text\n{check['error']}\n```" in text, (path.name, check["name"])
+        for answer in record["answers"]:  # collected, not marked: the capstone's justification
+            assert f"`{answer['cell']}` (read, not marked)" in text
+            assert f"```text\n{answer['text']}\n```" in text
+    # The capstone's justification reaches the feedback; the student version's is the stub.
+    answers = {
+        path.stem: record["answers"]
+        for record, path in zip(records, files["submissions"], strict=True)
+    }
+    assert answers["student-10_capstone"] == [{"cell": "justification", "text": "YOUR ANSWER HERE"}]
+    (solution,) = answers["solution-10_capstone"]
+    assert solution["cell"] == "justification" and len(solution["text"].split()) >= 50
 
 
 # (i) The stored student versions are what the generator makes now.
