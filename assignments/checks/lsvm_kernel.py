@@ -1,0 +1,425 @@
+"""The checks of assignment 8, the kernel Lagrangian SVM (Code 3 of Mangasarian & Musicant).
+
+In the book's notation: n points x_i with labels y in {-1, +1}, Y = diag(y), 1 the vector of
+ones, the Gram matrix K of a kernel, K~ = K + 11' (the kernel k + 1, whose feature map appends a
+coordinate 1), M = I/nu + Y K~ Y, multipliers alpha, step eta, the offset b = y'alpha.  The
+numbers (15) and (29) are the paper's.  ``ksvm.lsvm.lsvm_kernel`` takes K~ itself.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from assignments.checks import (
+    call,
+    check,
+    finite,
+    in_random_order,
+    parts,
+    vector_and_number,
+    whole_number,
+)
+from ksvm.kernels import polynomial_kernel, rbf_kernel
+from ksvm.lsvm import dual_matrix
+from ksvm.lsvm import lsvm_kernel as reference_lsvm
+from ksvm.lsvm import lsvm_linear as reference_linear
+
+ASSIGNMENT = "08_lsvm_kernel"
+
+
+# The data -------------------------------------------------------------------------------------
+
+
+def two_classes(rng, n, d):
+    """n points in R^d, labels +-1 (both present, shuffled); the classes overlap, so that some
+    multipliers vanish at the solution and others do not."""
+    v = rng.normal(size=d)
+    v /= np.linalg.norm(v)
+    y = rng.permutation(np.r_[np.ones(n - n // 2), -np.ones(n // 2)])
+    X = rng.normal(scale=0.8, size=(n, d)) + (0.5 + 0.8 * y)[:, None] * v
+    return X, y
+
+
+def some_nu(rng, low, high):
+    """A weight nu drawn log-uniformly in [low, high]."""
+    return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+
+def gaussian(rng, X):
+    """The Gaussian Gram matrix of X, with gamma drawn so that the kernel is neither flat nor
+    diagonal on these data; and the kernel's name, for the messages."""
+    gamma = float(rng.uniform(0.2, 1.0)) / X.shape[1]
+    return rbf_kernel(X, gamma=gamma), f"the Gaussian kernel, gamma={gamma:.3g}"
+
+
+def moving(rng, n_range, d_range, nu_range, kernel=None):
+    """Data (X, y, K, its kernel's name, nu) on which the iteration does not stop within 11
+    steps: alpha^(0) = M^{-1} 1 has a negative entry, so that it is not yet the solution (it is
+    when every point lies inside its margin, and the step is then exactly 0)."""
+    while True:
+        X, y = two_classes(rng, int(rng.integers(*n_range)), int(rng.integers(*d_range)))
+        K, name = gaussian(rng, X) if kernel is None else (X @ X.T, kernel)
+        nu = some_nu(rng, *nu_range)
+        if reference(K + 1.0, y, nu, 11, 1e-300).n_iter == 11:
+            return X, y, K, name, nu
+
+
+def reference(K_tilde, y, nu, max_iter, tol, eta=None):
+    """ksvm's run of Code 3 on K~ (it warns when it stops at max_iter, as it does here on
+    purpose)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return reference_lsvm(K_tilde, y, nu=nu, max_iter=max_iter, tol=tol, eta=eta)
+
+
+def place(n, nu, kernel, more=""):
+    return f"(n={n}, nu={nu:.3g}, {kernel}{more})"
+
+
+def scaled_error(a, b):
+    """max |a - b| / max(1, max |b|)."""
+    return float(np.max(np.abs(a - b))) / max(1.0, float(np.max(np.abs(b))))
+
+
+# Check 1: one step ----------------------------------------------------------------------------
+
+
+def plus(v):
+    return np.maximum(v, 0.0)
+
+
+def wrong_steps(M, alpha, eta):
+    """The common wrong versions of the step (15), each with what to say about it."""
+    g = M @ alpha - 1.0
+    solve = np.linalg.solve
+    return [
+        (
+            solve(M, 1.0 + plus(g) - eta * alpha),
+            "you apply the plus function to M alpha - 1 alone: it applies to the whole "
+            "(M alpha - 1) - eta alpha, then 1 is added and M^{-1} applied",
+        ),
+        (
+            solve(M, 1.0 + g - eta * alpha),
+            "you left out the plus function: the step is "
+            "M^{-1}(1 + ((M alpha - 1) - eta alpha)_+), with (v)_+ = max(v, 0) entry by entry",
+        ),
+        (
+            solve(M, plus(1.0 + g - eta * alpha)),
+            "you apply the plus function to 1 + (M alpha - 1) - eta alpha: add the 1 after "
+            "taking the plus part of (M alpha - 1) - eta alpha",
+        ),
+        (
+            solve(M, 1.0 + plus(g + eta * alpha)),
+            "eta alpha has the wrong sign: the plus part is of (M alpha - 1) - eta alpha",
+        ),
+        (
+            1.0 + plus(g - eta * alpha),
+            "you did not apply M^{-1}: alpha^(t+1) = M^{-1}(1 + ((M alpha - 1) - eta alpha)_+)",
+        ),
+        (
+            solve(M, np.ones(len(alpha))) + plus(g - eta * alpha),
+            "you applied M^{-1} to 1 alone: it applies to 1 + ((M alpha - 1) - eta alpha)_+",
+        ),
+        (
+            M @ (1.0 + plus(g - eta * alpha)),
+            "you multiplied by M instead of solving with it: alpha^(t+1) = M^{-1}(...), "
+            "np.linalg.solve(M, ...)",
+        ),
+    ]
+
+
+def step_case(M, alpha, eta, expected, where):
+    """A case of check 1: lsvm_kernel_step(M, alpha, eta) against ``expected``."""
+    n = len(alpha)
+
+    def judge(outcome):
+        got = finite(outcome.result, "lsvm_kernel_step", "alpha^(t+1)", where)
+        if got.shape != (n,):
+            raise AssertionError(
+                f"lsvm_kernel_step must return a vector of shape ({n},), got shape "
+                f"{got.shape} {where}"
+            )
+        error = scaled_error(got, expected)
+        if error <= 1e-8:
+            return
+        for wrong, says in wrong_steps(M, alpha, eta):
+            if scaled_error(got, wrong) <= 1e-8:
+                raise AssertionError(f"{says} {where}")
+        raise AssertionError(
+            f"alpha^(t+1) differs from the next iterate of ksvm.lsvm.lsvm_kernel by {error:.2e} "
+            f"(relative) {where}: alpha^(t+1) = M^{{-1}}(1 + ((M alpha^t - 1) - eta alpha^t)_+)"
+        )
+
+    return call(M, alpha, eta), judge
+
+
+def iterate_cases(rng, K, y, nu, eta, kernel):
+    """Cases of check 1: steps from the iterates alpha^(t) of ksvm's Code 3 on K~ = K + 11',
+    each against ksvm's alpha^(t+1)."""
+    n, K_tilde = len(y), K + 1.0
+    M = dual_matrix(K_tilde, y, nu)
+    cases = []
+    for t in sorted({0, int(rng.integers(1, 4)), int(rng.integers(4, 10))}):
+        if t == 0:
+            alpha = np.linalg.solve(M, np.ones(n))  # alpha^(0) = M^{-1} 1
+        else:
+            alpha = reference(K_tilde, y, nu, t, 1e-300, eta).u
+        after = reference(K_tilde, y, nu, t + 1, 1e-300, eta)
+        if after.n_iter != t + 1:  # cannot happen before a step of exactly 0
+            raise RuntimeError("the reference stopped early")
+        where = place(n, nu, kernel, f", eta={eta * nu:.3g}/nu, from alpha^({t}) of ksvm's run")
+        cases.append(step_case(M, alpha, eta, after.u, where))
+    return cases
+
+
+@check(1, "one step, iterate by iterate against ksvm.lsvm.lsvm_kernel", "lsvm_kernel_step")
+def check_1(rng):
+    _, y, K, kernel, nu = moving(rng, (15, 41), (2, 5), (1.0, 5.0))
+    cases = iterate_cases(rng, K, y, nu, 1.9 / nu, kernel)
+    # the linear kernel (the matrix of assignment 2) and a step other than 1.9/nu
+    _, y, K, kernel, nu = moving(rng, (10, 31), (2, 4), (0.5, 3.0), "the linear kernel")
+    cases += iterate_cases(rng, K, y, nu, float(rng.uniform(0.5, 1.95)) / nu, kernel)
+    # any vector alpha, with entries of both signs, and a polynomial kernel
+    n = int(rng.integers(8, 25))
+    X, y = two_classes(rng, n, 3)
+    nu = some_nu(rng, 0.3, 3.0)
+    M = dual_matrix(polynomial_kernel(X, degree=2, gamma=0.5, coef0=1.0) + 1.0, y, nu)
+    alpha = rng.normal(scale=0.5, size=n)
+    eta = float(rng.uniform(0.3, 1.95)) / nu
+    expected = np.linalg.solve(M, 1.0 + plus((M @ alpha - 1.0) - eta * alpha))
+    where = place(n, nu, "the kernel (x'z/2 + 1)^2", f", eta={eta * nu:.3g}/nu, alpha random")
+    cases.append(step_case(M, alpha, eta, expected, where))
+    yield from in_random_order(rng, cases)
+
+
+# Check 2: the solution ------------------------------------------------------------------------
+
+
+def answer(outcome, n, where):
+    """The student's (alpha, b, n_iter) from ``outcome``, after checking the form of the answer:
+    alpha a vector of n finite floats, b a finite number, n_iter an integer."""
+    alpha, b, n_iter = parts(
+        outcome.result, 3, "lsvm_kernel must return the tuple (alpha, b, n_iter)"
+    )
+    alpha, b = vector_and_number(
+        alpha,
+        b,
+        n,
+        ("alpha", "b"),
+        f"alpha must have n = {n} entries, one per point, got {n + 1}: return alpha and "
+        "b = y'alpha separately",
+        where=where,
+        function="lsvm_kernel",
+    )
+    return alpha, b, whole_number(n_iter, "lsvm_kernel", "n_iter (the number of iterations)", where)
+
+
+def counted(n_iter, max_iter, where):
+    """An iteration count must be between 1 and max_iter (check 2 leaves its exact value to
+    check 3)."""
+    if not (1 <= n_iter <= max_iter):
+        raise AssertionError(
+            f"you report n_iter={n_iter} iterations with max_iter={max_iter} {where}: count every "
+            "computed alpha^(t+1), and stop after max_iter iterations"
+        )
+
+
+def solution_case(K, y, nu, kernel, X=None):
+    """A case of check 2: lsvm_kernel run to convergence, against ksvm on K~ = K + 11', against
+    the optimality conditions, and, for the linear kernel K = XX', against ksvm's linear LSVM
+    (Code 2, assignment 2)."""
+    n, max_iter, tol = len(y), 5000, 1e-10
+    where = place(n, nu, kernel)
+    y_float = np.asarray(y, dtype=float)
+
+    def judge(outcome):
+        alpha, b, n_iter = answer(outcome, n, where)
+        counted(n_iter, max_iter, where)
+        ref = reference(K + 1.0, y_float, nu, max_iter, tol).u
+        scale = max(1.0, float(np.abs(ref).max()))
+        if not (scaled_error(alpha, ref) <= 1e-6):
+            without = reference(K, y_float, nu, max_iter, tol).u
+            if scaled_error(alpha, without) <= 1e-6:
+                raise AssertionError(
+                    f"your alpha is that of M = I/nu + YKY, without the 11' {where}: "
+                    "M = I/nu + Y(K + 11')Y, the kernel k + 1 of the augmented points, which "
+                    "gives the classifier its offset b"
+                )
+            raise AssertionError(
+                f"alpha differs from that of ksvm.lsvm.lsvm_kernel on K + 11' by "
+                f"{scaled_error(alpha, ref):.2e} (relative) {where}: check M = I/nu + Y(K + 11')Y, "
+                "the start alpha^0 = M^{-1} 1 and the step (15)"
+            )
+        expected_b = float(y_float @ ref)
+        if not (abs(b - expected_b) <= 1e-6 * scale):
+            if abs(b + expected_b) <= 1e-6 * scale:
+                raise AssertionError(
+                    f"b has the wrong sign {where}: b = y'alpha (the added 1 of K + 11' "
+                    "contributes sum_i y_i alpha_i to f(x)); the paper's gamma is -b"
+                )
+            raise AssertionError(
+                f"b = {b:.6g}, expected y'alpha = {expected_b:.6g} {where}: b = sum_i y_i alpha_i"
+            )
+        # Independent of ksvm: the optimality conditions min(alpha, M alpha - 1) = 0.
+        M = np.eye(n) / nu + y_float[:, None] * (K + 1.0) * y_float[None, :]
+        residual = float(np.abs(np.minimum(alpha, M @ alpha - 1.0)).max())
+        if not (residual <= 1e-6 * scale):
+            raise AssertionError(
+                f"alpha does not satisfy the optimality conditions: max |min(alpha, M alpha - 1)| "
+                f"= {residual:.2e} {where}"
+            )
+        if X is not None:  # the linear kernel: the plane of Code 2
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                plane = reference_linear(X, y_float, nu=nu, max_iter=max_iter, tol=tol)
+            w = X.T @ (y_float * alpha)
+            size = max(1.0, float(np.abs(plane.w).max()), abs(plane.b))
+            error = max(float(np.abs(w - plane.w).max()), abs(b - plane.b)) / size
+            if not (error <= 1e-6):
+                raise AssertionError(
+                    f"with the linear kernel K = XX', w = X'Y alpha and b differ from the plane "
+                    f"of ksvm.lsvm.lsvm_linear by {error:.2e} (relative) {where}"
+                )
+
+    return call(K, y, nu, max_iter=max_iter, tol=tol), judge
+
+
+@check(
+    2,
+    "the solution against ksvm.lsvm.lsvm_kernel, lsvm_linear and the optimality conditions",
+    "lsvm_kernel",
+)
+def check_2(rng):
+    cases = []
+    for n, nu in [
+        (int(rng.integers(20, 51)), some_nu(rng, 0.5, 2.0)),
+        (int(rng.integers(20, 51)), some_nu(rng, 0.05, 0.2)),  # a small nu
+    ]:
+        X, y = two_classes(rng, n, int(rng.integers(2, 5)))
+        K, kernel = gaussian(rng, X)
+        cases.append(solution_case(K, y, nu, kernel))
+    X, y = two_classes(rng, int(rng.integers(15, 41)), int(rng.integers(2, 4)))
+    cases.append(solution_case(X @ X.T, y, some_nu(rng, 0.3, 2.0), "the linear kernel", X))
+    X, y = two_classes(rng, int(rng.integers(10, 31)), 3)
+    K = polynomial_kernel(X, degree=2, gamma=0.5, coef0=1.0)
+    cases.append(
+        solution_case(
+            K, y.astype(int), some_nu(rng, 0.3, 2.0), "the kernel (x'z/2 + 1)^2, integer labels"
+        )
+    )
+    X, y = two_classes(rng, 2, 2)
+    K, kernel = gaussian(rng, X)
+    cases.append(solution_case(K, y, some_nu(rng, 0.5, 2.0), f"two points, {kernel}"))
+    yield from in_random_order(rng, cases)
+
+
+# Check 3: the iterates, the count, the step ---------------------------------------------------
+
+
+def iterates_case(K, y, nu, k, eta, kernel):
+    """A case of check 3: lsvm_kernel stopped after k iterations (tol too small to stop it
+    before), with the step eta (None: the default 1.9/nu)."""
+    n, tol = len(y), 1e-14
+    shown = "eta=None (1.9/nu)" if eta is None else f"eta={eta * nu:.3g}/nu"
+    where = place(n, nu, kernel, f", max_iter={k}, {shown}")
+
+    def judge(outcome):
+        alpha, _, n_iter = answer(outcome, n, where)
+        ref = reference(K + 1.0, y, nu, k, tol, eta)
+        if n_iter != ref.n_iter:
+            raise AssertionError(
+                f"you report n_iter={n_iter}, ksvm.lsvm.lsvm_kernel made {ref.n_iter} "
+                f"iterations {where}: stop after max_iter iterations, and count every computed "
+                "alpha^(t+1)"
+            )
+        error = scaled_error(alpha, ref.u)
+        if error <= 1e-8:
+            return
+        if (
+            eta is None
+            and scaled_error(alpha, reference(K + 1.0, y, nu, k, tol, 1.0 / nu).u) <= 1e-8
+        ):
+            raise AssertionError(
+                f"your iterates are those of the step eta = 1/nu {where}: the default step is "
+                "eta = 1.9/nu, the authors' choice (any 0 < eta < 2/nu converges)"
+            )
+        if eta is not None and scaled_error(alpha, reference(K + 1.0, y, nu, k, tol).u) <= 1e-8:
+            raise AssertionError(
+                f"your iterates are those of eta = 1.9/nu although the call gives {shown} {where}: "
+                "use the argument eta when it is not None"
+            )
+        raise AssertionError(
+            f"after {k} iteration(s) alpha differs from that of ksvm.lsvm.lsvm_kernel by "
+            f"{error:.2e} (relative) {where}, although the fixed point can be right (check 2): "
+            "check the start alpha^0 = M^{-1} 1, the step eta and the update (15)"
+        )
+
+    kwargs = {} if eta is None else {"eta": eta}
+    return call(K, y, nu, max_iter=k, tol=tol, **kwargs), judge
+
+
+def stopping_case(K, y, nu, tol, kernel):
+    """A case of check 3: lsvm_kernel stopped by tol, with the iteration count of ksvm (one more
+    or less: rounding decides the last step)."""
+    n, max_iter = len(y), 5000
+    where = place(n, nu, kernel, f", tol={tol:.0e}")
+
+    def judge(outcome):
+        alpha, _, n_iter = answer(outcome, n, where)
+        ref = reference(K + 1.0, y, nu, max_iter, tol)
+        if not (abs(n_iter - ref.n_iter) <= 1):
+            raise AssertionError(
+                f"you made {n_iter} iterations, ksvm.lsvm.lsvm_kernel {ref.n_iter} {where}: "
+                "stop as soon as ||alpha^(t+1) - alpha^t|| <= tol"
+            )
+        error = scaled_error(alpha, ref.u)
+        if not (error <= 1e-5):
+            raise AssertionError(
+                f"stopped by tol after {n_iter} iterations, alpha differs from that of "
+                f"ksvm.lsvm.lsvm_kernel by {error:.2e} (relative) {where}"
+            )
+
+    return call(K, y, nu, max_iter=max_iter, tol=tol), judge
+
+
+def refused_case(K, y, nu, c):
+    """A case of check 3: the step eta = c/nu, outside (0, 2/nu), must raise ValueError."""
+    eta = c / nu
+    where = f"(n={len(y)}, nu={nu:g}, eta={c:g}/nu = {eta:g})"
+    if c == 2.0:
+        why = (
+            f"lsvm_kernel accepted eta = 2/nu {where}: the interval is open, 0 < eta < 2/nu "
+            "(at 2/nu the iteration need not converge); raise ValueError"
+        )
+    else:
+        why = (
+            f"lsvm_kernel accepted eta = {c:g}/nu, outside (0, 2/nu) {where}: the iteration "
+            "converges only for 0 < eta < 2/nu; check eta and raise ValueError"
+        )
+
+    def judge(outcome):
+        outcome.expect_raised("ValueError", why)
+
+    return call(K, y, nu, max_iter=20, tol=1e-5, eta=eta), judge
+
+
+@check(3, "the iterates, the iteration count and the step eta", "lsvm_kernel")
+def check_3(rng):
+    _, y, K, kernel, nu = moving(rng, (15, 41), (2, 5), (1.0, 4.0))
+    cases = [
+        iterates_case(K, y, nu, k, None, kernel)
+        for k in (1, int(rng.integers(2, 4)), int(rng.integers(4, 9)))
+    ]
+    cases.append(
+        iterates_case(K, y, nu, int(rng.integers(2, 6)), float(rng.uniform(0.5, 1.5)) / nu, kernel)
+    )
+    cases.append(stopping_case(K, y, nu, float(10 ** rng.uniform(-9, -7)), kernel))
+    # a power of 2 for nu, so that eta = 2/nu is 2/nu however it is computed
+    nu = float(2.0 ** rng.integers(-1, 3))
+    for c in (float(rng.uniform(2.5, 4.0)), -float(rng.uniform(0.1, 1.0)), 0.0, 2.0):
+        cases.append(refused_case(K, y, nu, c))
+    yield from in_random_order(rng, cases)
+
+
+CHECKS = [check_1, check_2, check_3]
