@@ -6,10 +6,7 @@ coordinate 1), M = I/nu + Y K~ Y, multipliers alpha, step eta, the offset b = y'
 numbers (15) and (29) are the paper's.  ``ksvm.lsvm.lsvm_kernel`` takes K~ itself.
 """
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from assignments.checks import (
     call,
@@ -53,24 +50,79 @@ def gaussian(rng, X):
     return rbf_kernel(X, gamma=gamma), f"the Gaussian kernel, gamma={gamma:.3g}"
 
 
-def moving(rng, n_range, d_range, nu_range, kernel=None):
-    """Data (X, y, K, its kernel's name, nu) on which the iteration does not stop within 11
-    steps: alpha^(0) = M^{-1} 1 has a negative entry, so that it is not yet the solution (it is
-    when every point lies inside its margin, and the step is then exactly 0)."""
+#: Enough iterations for every run of these checks to meet its tolerance (thousands at most).
+MAX_ITER = 50_000
+
+
+def reference(K_tilde, y, nu, tol, eta=None):
+    """ksvm's Code 3 on K~, run until ||alpha^(t+1) - alpha^t|| <= tol."""
+    result = reference_lsvm(K_tilde, y, nu=nu, max_iter=MAX_ITER, tol=tol, eta=eta)
+    if not result.converged:
+        raise RuntimeError("ksvm.lsvm.lsvm_kernel did not converge")
+    return result
+
+
+class Run:
+    """ksvm's Code 3 on K~ = K + 11' with the step eta (None: 1.9/nu), whose iterates
+    alpha^(t) the checks ask of ksvm.
+
+    A run stopped at max_iter = t would warn; so the run is made once to convergence, keeping
+    the steps s_t = ||alpha^(t) - alpha^(t-1)||, and alpha^(t) is the answer of the run with
+    tol = s_t, for a t whose step is smaller than every step before it (a record): that run
+    stops at t, converged.
+    """
+
+    def __init__(self, K, y, nu, eta=None):
+        self.K_tilde, self.y, self.nu, self.eta = K + 1.0, y, nu, eta
+        self.M = dual_matrix(self.K_tilde, y, nu)
+        full = reference_lsvm(
+            self.K_tilde, y, nu=nu, max_iter=MAX_ITER, tol=1e-13, eta=eta, return_history=True
+        )
+        if not full.converged:
+            raise RuntimeError("ksvm.lsvm.lsvm_kernel did not converge")
+        steps = full.history
+        self.records = [
+            t for t in range(1, len(steps)) if steps[t - 1] < steps[: t - 1].min(initial=np.inf)
+        ]
+        self.steps = steps
+
+    def moves(self):
+        """Whether the iteration makes more than 12 steps, the first not 0, with two records t
+        <= 12 followed by a record t + 1 (alpha^(0) = M^{-1} 1 is the solution, and the first
+        step exactly 0, when every point lies inside its margin)."""
+        followed = [t for t in self.records if t + 1 in self.records and t <= 12]
+        return len(self.steps) > 12 and self.steps[0] > 0 and len(followed) >= 2
+
+    def iterate(self, t):
+        """alpha^(t) of ksvm's run (t = 0, or a record)."""
+        if t == 0:
+            return np.linalg.solve(self.M, np.ones(len(self.y)))  # alpha^(0) = M^{-1} 1
+        result = reference_lsvm(
+            self.K_tilde, self.y, nu=self.nu, max_iter=t, tol=self.steps[t - 1], eta=self.eta
+        )
+        if not (result.n_iter == t and result.converged):
+            raise RuntimeError(f"ksvm's run did not stop at t = {t}")
+        return result.u
+
+
+def numpy_iterate(M, eta, k):
+    """alpha^(k) of the iteration (15) with the step eta, in numpy (for the diagnoses)."""
+    alpha = np.linalg.solve(M, np.ones(len(M)))
+    for _ in range(k):
+        alpha = np.linalg.solve(M, 1.0 + np.maximum((M @ alpha - 1.0) - eta * alpha, 0.0))
+    return alpha
+
+
+def moving(rng, n_range, d_range, nu_range, kernel=None, eta=None):
+    """Data (y, K, its kernel's name, nu) and the `Run` of ksvm on them, drawn until the
+    iteration moves (see `Run.moves`)."""
     while True:
         X, y = two_classes(rng, int(rng.integers(*n_range)), int(rng.integers(*d_range)))
         K, name = gaussian(rng, X) if kernel is None else (X @ X.T, kernel)
         nu = some_nu(rng, *nu_range)
-        if reference(K + 1.0, y, nu, 11, 1e-300).n_iter == 11:
-            return X, y, K, name, nu
-
-
-def reference(K_tilde, y, nu, max_iter, tol, eta=None):
-    """ksvm's run of Code 3 on K~ (it warns when it stops at max_iter, as it does here on
-    purpose)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return reference_lsvm(K_tilde, y, nu=nu, max_iter=max_iter, tol=tol, eta=eta)
+        run = Run(K, y, nu, None if eta is None else eta / nu)
+        if run.moves():
+            return y, K, name, nu, run
 
 
 def place(n, nu, kernel, more=""):
@@ -154,32 +206,37 @@ def step_case(M, alpha, eta, expected, where):
     return call(M, alpha, eta), judge
 
 
-def iterate_cases(rng, K, y, nu, eta, kernel):
-    """Cases of check 1: steps from the iterates alpha^(t) of ksvm's Code 3 on K~ = K + 11',
-    each against ksvm's alpha^(t+1)."""
-    n, K_tilde = len(y), K + 1.0
-    M = dual_matrix(K_tilde, y, nu)
+def pick(rng, among, low, high):
+    """One of the numbers ``among`` in [low, high], drawn with rng; any of them, if none is."""
+    inside = [t for t in among if low <= t <= high]
+    return int(rng.choice(inside if inside else among))
+
+
+def iterate_cases(rng, run, kernel):
+    """Cases of check 1: a step from alpha^(0) and from two later iterates alpha^(t) of ksvm's
+    run, each against ksvm's alpha^(t+1)."""
+    following = [t for t in run.records if t + 1 in run.records]
     cases = []
-    for t in sorted({0, int(rng.integers(1, 4)), int(rng.integers(4, 10))}):
-        if t == 0:
-            alpha = np.linalg.solve(M, np.ones(n))  # alpha^(0) = M^{-1} 1
-        else:
-            alpha = reference(K_tilde, y, nu, t, 1e-300, eta).u
-        after = reference(K_tilde, y, nu, t + 1, 1e-300, eta)
-        if after.n_iter != t + 1:  # cannot happen before a step of exactly 0
-            raise RuntimeError("the reference stopped early")
-        where = place(n, nu, kernel, f", eta={eta * nu:.3g}/nu, from alpha^({t}) of ksvm's run")
-        cases.append(step_case(M, alpha, eta, after.u, where))
+    for t in sorted({0, pick(rng, following, 1, 3), pick(rng, following, 4, 10)}):
+        eta = 1.9 / run.nu if run.eta is None else run.eta
+        where = place(
+            len(run.y),
+            run.nu,
+            kernel,
+            f", eta={eta * run.nu:.3g}/nu, from alpha^({t}) of ksvm's run",
+        )
+        cases.append(step_case(run.M, run.iterate(t), eta, run.iterate(t + 1), where))
     return cases
 
 
 @check(1, "one step, iterate by iterate against ksvm.lsvm.lsvm_kernel", "lsvm_kernel_step")
 def check_1(rng):
-    _, y, K, kernel, nu = moving(rng, (15, 41), (2, 5), (1.0, 5.0))
-    cases = iterate_cases(rng, K, y, nu, 1.9 / nu, kernel)
+    *_, kernel, _, run = moving(rng, (15, 41), (2, 5), (1.0, 5.0))
+    cases = iterate_cases(rng, run, kernel)
     # the linear kernel (the matrix of assignment 2) and a step other than 1.9/nu
-    _, y, K, kernel, nu = moving(rng, (10, 31), (2, 4), (0.5, 3.0), "the linear kernel")
-    cases += iterate_cases(rng, K, y, nu, float(rng.uniform(0.5, 1.95)) / nu, kernel)
+    eta_nu = float(rng.uniform(0.5, 1.95))
+    *_, kernel, _, run = moving(rng, (10, 31), (2, 4), (0.5, 3.0), "the linear kernel", eta_nu)
+    cases += iterate_cases(rng, run, kernel)
     # any vector alpha, with entries of both signs, and a polynomial kernel
     n = int(rng.integers(8, 25))
     X, y = two_classes(rng, n, 3)
@@ -229,17 +286,17 @@ def solution_case(K, y, nu, kernel, X=None):
     """A case of check 2: lsvm_kernel run to convergence, against ksvm on K~ = K + 11', against
     the optimality conditions, and, for the linear kernel K = XX', against ksvm's linear LSVM
     (Code 2, assignment 2)."""
-    n, max_iter, tol = len(y), 5000, 1e-10
+    n, max_iter, tol = len(y), MAX_ITER, 1e-10
     where = place(n, nu, kernel)
     y_float = np.asarray(y, dtype=float)
 
     def judge(outcome):
         alpha, b, n_iter = answer(outcome, n, where)
         counted(n_iter, max_iter, where)
-        ref = reference(K + 1.0, y_float, nu, max_iter, tol).u
+        ref = reference(K + 1.0, y_float, nu, tol).u
         scale = max(1.0, float(np.abs(ref).max()))
         if not (scaled_error(alpha, ref) <= 1e-6):
-            without = reference(K, y_float, nu, max_iter, tol).u
+            without = reference(K, y_float, nu, tol).u
             if scaled_error(alpha, without) <= 1e-6:
                 raise AssertionError(
                     f"your alpha is that of M = I/nu + YKY, without the 11' {where}: "
@@ -270,9 +327,7 @@ def solution_case(K, y, nu, kernel, X=None):
                 f"= {residual:.2e} {where}"
             )
         if X is not None:  # the linear kernel: the plane of Code 2
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                plane = reference_linear(X, y_float, nu=nu, max_iter=max_iter, tol=tol)
+            plane = reference_linear(X, y_float, nu=nu, max_iter=max_iter, tol=tol)
             w = X.T @ (y_float * alpha)
             size = max(1.0, float(np.abs(plane.w).max()), abs(plane.b))
             error = max(float(np.abs(w - plane.w).max()), abs(b - plane.b)) / size
@@ -317,34 +372,29 @@ def check_2(rng):
 # Check 3: the iterates, the count, the step ---------------------------------------------------
 
 
-def iterates_case(K, y, nu, k, eta, kernel):
+def iterates_case(run, k, kernel):
     """A case of check 3: lsvm_kernel stopped after k iterations (tol too small to stop it
-    before), with the step eta (None: the default 1.9/nu)."""
-    n, tol = len(y), 1e-14
+    before), with the step of ``run`` (None: the default 1.9/nu), against ksvm's alpha^(k)."""
+    n, nu, eta, tol = len(run.y), run.nu, run.eta, 1e-14
     shown = "eta=None (1.9/nu)" if eta is None else f"eta={eta * nu:.3g}/nu"
     where = place(n, nu, kernel, f", max_iter={k}, {shown}")
 
     def judge(outcome):
         alpha, _, n_iter = answer(outcome, n, where)
-        ref = reference(K + 1.0, y, nu, k, tol, eta)
-        if n_iter != ref.n_iter:
+        if n_iter != k:
             raise AssertionError(
-                f"you report n_iter={n_iter}, ksvm.lsvm.lsvm_kernel made {ref.n_iter} "
-                f"iterations {where}: stop after max_iter iterations, and count every computed "
-                "alpha^(t+1)"
+                f"you report n_iter={n_iter}, ksvm.lsvm.lsvm_kernel made {k} iterations {where}: "
+                "stop after max_iter iterations, and count every computed alpha^(t+1)"
             )
-        error = scaled_error(alpha, ref.u)
+        error = scaled_error(alpha, run.iterate(k))
         if error <= 1e-8:
             return
-        if (
-            eta is None
-            and scaled_error(alpha, reference(K + 1.0, y, nu, k, tol, 1.0 / nu).u) <= 1e-8
-        ):
+        if eta is None and scaled_error(alpha, numpy_iterate(run.M, 1.0 / nu, k)) <= 1e-8:
             raise AssertionError(
                 f"your iterates are those of the step eta = 1/nu {where}: the default step is "
                 "eta = 1.9/nu, the authors' choice (any 0 < eta < 2/nu converges)"
             )
-        if eta is not None and scaled_error(alpha, reference(K + 1.0, y, nu, k, tol).u) <= 1e-8:
+        if eta is not None and scaled_error(alpha, numpy_iterate(run.M, 1.9 / nu, k)) <= 1e-8:
             raise AssertionError(
                 f"your iterates are those of eta = 1.9/nu although the call gives {shown} {where}: "
                 "use the argument eta when it is not None"
@@ -356,18 +406,18 @@ def iterates_case(K, y, nu, k, eta, kernel):
         )
 
     kwargs = {} if eta is None else {"eta": eta}
-    return call(K, y, nu, max_iter=k, tol=tol, **kwargs), judge
+    return call(run.K_tilde - 1.0, run.y, nu, max_iter=k, tol=tol, **kwargs), judge
 
 
 def stopping_case(K, y, nu, tol, kernel):
     """A case of check 3: lsvm_kernel stopped by tol, with the iteration count of ksvm (one more
     or less: rounding decides the last step)."""
-    n, max_iter = len(y), 5000
+    n, max_iter = len(y), MAX_ITER
     where = place(n, nu, kernel, f", tol={tol:.0e}")
 
     def judge(outcome):
         alpha, _, n_iter = answer(outcome, n, where)
-        ref = reference(K + 1.0, y, nu, max_iter, tol)
+        ref = reference(K + 1.0, y, nu, tol)
         if not (abs(n_iter - ref.n_iter) <= 1):
             raise AssertionError(
                 f"you made {n_iter} iterations, ksvm.lsvm.lsvm_kernel {ref.n_iter} {where}: "
@@ -406,14 +456,12 @@ def refused_case(K, y, nu, c):
 
 @check(3, "the iterates, the iteration count and the step eta", "lsvm_kernel")
 def check_3(rng):
-    _, y, K, kernel, nu = moving(rng, (15, 41), (2, 5), (1.0, 4.0))
-    cases = [
-        iterates_case(K, y, nu, k, None, kernel)
-        for k in (1, int(rng.integers(2, 4)), int(rng.integers(4, 9)))
-    ]
-    cases.append(
-        iterates_case(K, y, nu, int(rng.integers(2, 6)), float(rng.uniform(0.5, 1.5)) / nu, kernel)
-    )
+    y, K, kernel, nu, run = moving(rng, (15, 41), (2, 5), (1.0, 4.0))
+    ks = {1, pick(rng, run.records, 2, 3), pick(rng, run.records, 4, 8)}
+    cases = [iterates_case(run, k, kernel) for k in sorted(ks)]
+    # a step other than 1.9/nu, given as the argument eta
+    stepped = Run(K, y, nu, float(rng.uniform(0.5, 1.5)) / nu)
+    cases.append(iterates_case(stepped, pick(rng, stepped.records, 2, 5), kernel))
     cases.append(stopping_case(K, y, nu, float(10 ** rng.uniform(-9, -7)), kernel))
     # a power of 2 for nu, so that eta = 2/nu is 2/nu however it is computed
     nu = float(2.0 ** rng.integers(-1, 3))
