@@ -20,6 +20,7 @@ from assignments.checks import (
 from ksvm.kernels import polynomial_kernel, rbf_kernel
 from ksvm.lsvm import dual_matrix
 from ksvm.lsvm import lsvm_kernel as reference_lsvm
+from ksvm.lsvm import lsvm_kernel_newton as reference_newton
 from ksvm.lsvm import lsvm_linear as reference_linear
 
 ASSIGNMENT = "08_lsvm_kernel"
@@ -470,4 +471,115 @@ def check_3(rng):
     yield from in_random_order(rng, cases)
 
 
-CHECKS = [check_1, check_2, check_3]
+# Check 4: the active-set step -----------------------------------------------------------------
+
+
+def newton_step(M, alpha, free=None, zero=True, coupled=False):
+    """The active-set step from alpha: alpha_A = 0, M_FF alpha_F = 1 on F = {g < alpha}; or, for
+    the diagnoses, on another ``free`` set, without setting alpha_A = 0 (``zero=False``), or with
+    alpha_A kept in the equations of F (``coupled=True``)."""
+    if free is None:
+        free = (M @ alpha - 1.0) < alpha
+    new = np.zeros(len(alpha)) if zero else alpha.copy()
+    right = np.ones(int(free.sum()))
+    if coupled:
+        right = right - M[np.ix_(free, ~free)] @ alpha[~free]
+    new[free] = np.linalg.solve(M[np.ix_(free, free)], right)
+    return new
+
+
+def wrong_newton_steps(M, alpha):
+    """The common wrong versions of the active-set step, each with what to say about it."""
+    g = M @ alpha - 1.0
+    return [
+        (
+            newton_step(M, alpha, alpha > 0),
+            "your free set is {i : alpha_i > 0}: it is F = {i : g_i < alpha_i}, g = M alpha - 1, "
+            "the indices where min(alpha, g) picks g",
+        ),
+        (
+            newton_step(M, alpha, alpha < g),
+            "your free set is {i : alpha_i < g_i}, the active set: F = {i : g_i < alpha_i}, "
+            "where min(alpha, g) picks g",
+        ),
+        (
+            newton_step(M, alpha, g < 0),
+            "your free set is {i : g_i < 0}: it is F = {i : g_i < alpha_i}, g = M alpha - 1",
+        ),
+        (
+            newton_step(M, alpha, zero=False),
+            "you left alpha_i as it was on the active set A: the step sets alpha_A = 0",
+        ),
+        (
+            newton_step(M, alpha, zero=False, coupled=True),
+            "you kept alpha_A in the equations of F and left it as it was: the step sets "
+            "alpha_A = 0, so that they read M_FF alpha_F = 1",
+        ),
+    ]
+
+
+def newton_case(M, alpha, expected, where, solution=False):
+    """A case of check 4: active_set_step(M, alpha) against ``expected``."""
+    n = len(alpha)
+
+    def judge(outcome):
+        got = finite(outcome.result, "active_set_step", "alpha^+", where)
+        if got.shape != (n,):
+            raise AssertionError(
+                f"active_set_step must return a vector of shape ({n},), got shape {got.shape} "
+                f"{where}"
+            )
+        error = scaled_error(got, expected)
+        if error <= 1e-8:
+            return
+        if solution:
+            raise AssertionError(
+                f"a step from the solution of ksvm.lsvm.lsvm_kernel_newton moved it by "
+                f"{error:.2e} (relative) {where}: there the guess F = {{i : g_i < alpha_i}} is "
+                "consistent, and alpha_A = 0, M_FF alpha_F = 1 gives alpha back"
+            )
+        for wrong, says in wrong_newton_steps(M, alpha):
+            if scaled_error(got, wrong) <= 1e-8:
+                raise AssertionError(f"{says} {where}")
+        raise AssertionError(
+            f"alpha^+ differs from the active-set step by {error:.2e} (relative) {where}: "
+            "F = {i : g_i < alpha_i} with g = M alpha - 1, alpha_A = 0, M_FF alpha_F = 1"
+        )
+
+    return call(M, alpha), judge
+
+
+@check(4, "the active-set step, against numpy and ksvm.lsvm.lsvm_kernel_newton", "active_set_step")
+def check_4(rng):
+    X, y = two_classes(rng, int(rng.integers(15, 41)), int(rng.integers(2, 5)))
+    K, kernel = gaussian(rng, X)
+    nu = some_nu(rng, 1.0, 30.0)
+    M = dual_matrix(K + 1.0, y, nu)
+    # Newton's steps from alpha = 0 (F = every index, the first step of ksvm's solver) until
+    # the free set repeats
+    cases, alpha, seen = [], np.zeros(len(y)), set()
+    for step in range(8):
+        free = ((M @ alpha - 1.0) < alpha).tobytes()
+        if free in seen:
+            break
+        seen.add(free)
+        after = newton_step(M, alpha)
+        where = place(len(y), nu, kernel, f", from step {step} of Newton's method")
+        cases.append(newton_case(M, alpha, after, where))
+        alpha = after
+    # the solution of ksvm's active-set solver, a fixed point of the step
+    solution = reference_newton(K + 1.0, y, nu=nu, tol=1e-12).u
+    where = place(len(y), nu, kernel, ", from ksvm.lsvm.lsvm_kernel_newton's solution")
+    cases.append(newton_case(M, solution, solution, where, solution=True))
+    # any alpha, with entries of both signs, and a polynomial kernel
+    n = int(rng.integers(8, 25))
+    X, y = two_classes(rng, n, 3)
+    nu = some_nu(rng, 0.3, 10.0)
+    M = dual_matrix(polynomial_kernel(X, degree=2, gamma=0.5, coef0=1.0) + 1.0, y, nu)
+    alpha = rng.normal(scale=0.5, size=n)
+    where = place(n, nu, "the kernel (x'z/2 + 1)^2", ", alpha random")
+    cases.append(newton_case(M, alpha, newton_step(M, alpha), where))
+    yield from in_random_order(rng, cases)
+
+
+CHECKS = [check_1, check_2, check_3, check_4]

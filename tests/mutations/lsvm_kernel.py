@@ -43,4 +43,11 @@ MUTATIONS = [
         "check-3",
         "the interval is open, 0 < eta < 2/nu",
     ),
+    (
+        "task-3",
+        "free = (M @ alpha - 1.0) < alpha",
+        "free = alpha > 0",  # the support of alpha, not the split of min(alpha, M alpha - 1)
+        "check-4",
+        "your free set is {i : alpha_i > 0}",
+    ),
 ]
