@@ -74,7 +74,7 @@ class Run:
     """
 
     def __init__(self, K, y, nu, eta=None):
-        self.K_tilde, self.y, self.nu, self.eta = K + 1.0, y, nu, eta
+        self.K, self.K_tilde, self.y, self.nu, self.eta = K, K + 1.0, y, nu, eta
         self.M = dual_matrix(self.K_tilde, y, nu)
         full = reference_lsvm(
             self.K_tilde, y, nu=nu, max_iter=MAX_ITER, tol=1e-13, eta=eta, return_history=True
@@ -301,7 +301,7 @@ def solution_case(K, y, nu, kernel, X=None):
             if scaled_error(alpha, without) <= 1e-6:
                 raise AssertionError(
                     f"your alpha is that of M = I/nu + YKY, without the 11' {where}: "
-                    "M = I/nu + Y(K + 11')Y, the kernel k + 1 of the augmented points, which "
+                    "M = I/nu + Y(K + 11')Y: K + 11' is the Gram matrix of the kernel k + 1, which "
                     "gives the classifier its offset b"
                 )
             raise AssertionError(
@@ -384,7 +384,7 @@ def iterates_case(run, k, kernel):
         alpha, _, n_iter = answer(outcome, n, where)
         if n_iter != k:
             raise AssertionError(
-                f"you report n_iter={n_iter}, ksvm.lsvm.lsvm_kernel made {k} iterations {where}: "
+                f"you report n_iter={n_iter}, ksvm.lsvm.lsvm_kernel made {k} iteration(s) {where}: "
                 "stop after max_iter iterations, and count every computed alpha^(t+1)"
             )
         error = scaled_error(alpha, run.iterate(k))
@@ -407,7 +407,7 @@ def iterates_case(run, k, kernel):
         )
 
     kwargs = {} if eta is None else {"eta": eta}
-    return call(run.K_tilde - 1.0, run.y, nu, max_iter=k, tol=tol, **kwargs), judge
+    return call(run.K, run.y, nu, max_iter=k, tol=tol, **kwargs), judge
 
 
 def stopping_case(K, y, nu, tol, kernel):
