@@ -106,9 +106,10 @@ def read_bias(outcome, where, hint=""):
     return number(outcome.result, "bias", "b", where, hint)
 
 
-def bias_from_free(rng, kernel, attempts=200):
+def bias_from_free(rng, kernel, zeros=False, attempts=200):
     """A fitted problem whose multipliers have free and bounded entries and whose b is clearly
-    non-zero (so that a wrong sign, or the bounded ones in the mean, show)."""
+    non-zero (so that a wrong sign, or the bounded ones in the mean, show); with ``zeros``, some
+    multipliers are 0 too."""
     for _ in range(attempts):
         n, d = int(rng.integers(20, 41)), int(rng.integers(2, 4))
         X, y = two_classes(rng, n, d)
@@ -124,6 +125,8 @@ def bias_from_free(rng, kernel, attempts=200):
         alpha = multipliers(svc, n)
         b, F = reference_bias(K, y, alpha, C)
         free, bounded = (alpha > 0) & (alpha < C), alpha == C
+        if zeros and np.sum(alpha == 0) < 2:
+            continue
         if free.sum() >= 2 and bounded.sum() >= 2 and abs(b) >= 0.1:
             mean_all = float(F[alpha > 0].mean())
             if abs(mean_all - b) >= 1e-3 and abs(b) >= 0.1:
@@ -200,7 +203,7 @@ def check_1(rng):
     cases.append(box_case(K, y, alpha, C, where))
     K, y, alpha, C, b, F, where = bias_from_free(rng, "polynomial")
     cases.append(free_case(K, y, alpha, C, b, F, where))
-    K, y, alpha, C, b, F, where = bias_from_free(rng, "Gaussian")
+    K, y, alpha, C, b, F, where = bias_from_free(rng, "Gaussian", zeros=True)
     noisy = near_bounds(rng, alpha, C)
     cases.append(
         free_case(K, y, alpha, C, b, F, where[:-1] + ", given within 1e-12 of the bounds)", noisy)
