@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from assignments.checks import call, check, finite, in_random_order, number, parts, typename
+from assignments.checks import call, check, finite, in_random_order, number, parts
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel, squared_distances
 from ksvm.smo import kkt_bias
 
@@ -273,7 +273,9 @@ def none_free_case(K, y, alpha, C, b, F, where, given=None):
 
     def judge(outcome):
         if outcome.raised and not (
-            outcome.raised_a("AssertionError") or outcome.raised_a("NotImplementedError")
+            outcome.raised_a("AssertionError")
+            or outcome.raised_a("NotImplementedError")
+            or "read-only" in outcome.message
         ):
             raise AssertionError(
                 f"bias raised {outcome.raised[0]} ({outcome.message}) {where}: {hint}"
@@ -382,21 +384,23 @@ def decision_case(rng, n_test, what):
             (K_test @ (alpha * y), "you left out the bias: f(x) = sum_i alpha_i y_i k(x_i, x) + b"),
             (
                 K_test @ (alpha * y) - b,
-                "b is added, f(x) = sum_i alpha_i y_i k(x_i, x) + b (libsvm subtracts rho = -b)",
+                "b is added, f(x) = sum_i alpha_i y_i k(x_i, x) + b (libsvm subtracts its rho, "
+                "which is -b)",
             ),
         ]
         for wrong, hint in hints:
             if wrong is not None and np.max(np.abs(f - wrong)) <= 1e-9 * scale:
                 raise AssertionError(f"{hint} {where}")
         raise AssertionError(
-            f"f differs from SVC's decision_function by {np.max(np.abs(f - expected)):.2e} "
-            f"{where}"
+            f"f differs from SVC's decision_function by {np.max(np.abs(f - expected)):.2e} {where}"
         )
 
     return call(K_test, y, alpha, b), judge
 
 
-@check(3, "the decision function on new points, against SVC's decision_function", "decision_function")
+@check(
+    3, "the decision function on new points, against SVC's decision_function", "decision_function"
+)
 def check_3(rng):
     cases = [
         decision_case(rng, None, "as many new points as training points"),
@@ -472,7 +476,11 @@ def support_case(rng, noisy, what):
     return call(given, y, TOL), judge
 
 
-@check(4, "the support vectors in libsvm's form, against SVC's support_ and dual_coef_", "support_vectors")
+@check(
+    4,
+    "the support vectors in libsvm's form, against SVC's support_ and dual_coef_",
+    "support_vectors",
+)
 def check_4(rng):
     cases = [
         support_case(rng, False, "multipliers from SVC"),
