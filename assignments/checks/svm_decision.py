@@ -50,7 +50,7 @@ def multipliers(svc, n):
 
 
 def index_sets(y, alpha, C):
-    """F_i = -y_i g_i (from alpha, K in the caller), and the masks of I_up and I_low."""
+    """The masks of I_up and I_low."""
     up = np.where(y > 0, alpha < C, alpha > 0)
     low = np.where(y > 0, alpha > 0, alpha < C)
     return up, low
@@ -187,9 +187,9 @@ def box_case(K, y, alpha, C, where):
     def judge(outcome):
         outcome.expect_raised(
             "ValueError",
-            f"bias(K, y, alpha, C, tol) with alpha = y_i alpha_i, libsvm's dual_coef_, which has "
-            f"negative entries {where}, must raise ValueError (a multiplier lies in [0, C]; "
-            "from dual_coef_, alpha_i = |dual_coef_i|)",
+            f"bias(K, y, alpha, C, tol) with the coefficients alpha_i y_i in place of alpha (what "
+            f"libsvm's dual_coef_ holds), negative where y_i = -1 {where}, must raise ValueError: "
+            "a multiplier lies in [0, C] (from dual_coef_, alpha_i = |dual_coef_i|)",
         )
 
     return call(K, y, coef, C, TOL), judge
@@ -268,7 +268,8 @@ def none_free_case(K, y, alpha, C, b, F, where, given=None):
     support = alpha > 0
     hint = (
         "with no free multiplier there is no j to average over: take the midpoint of the "
-        "interval of optimal b, [max over I_up of F_i, min over I_low of F_i], as libsvm does"
+        "interval of optimal b, [max over I_up of -y_i g_i, min over I_low of -y_i g_i], as "
+        "libsvm does"
     )
 
     def judge(outcome):
@@ -303,13 +304,13 @@ def none_free_case(K, y, alpha, C, b, F, where, given=None):
             )
         if abs(got - midpoint(F, low, up)) <= 1e-8 * scale:
             raise AssertionError(
-                f"you swapped I_up and I_low {where}: b >= F_i for i in I_up = "
-                "{alpha_i < C, y_i = +1} or {alpha_i > 0, y_i = -1}, b <= F_i for i in I_low"
+                f"you swapped I_up and I_low {where}: b >= -y_i g_i for i in I_up = "
+                "{alpha_i < C, y_i = +1} or {alpha_i > 0, y_i = -1}, b <= -y_i g_i for i in I_low"
             )
         raise AssertionError(
             f"b = {got:.6g}, expected the midpoint {b:.6g} of the interval "
-            f"[{float(F[up].max()):.6g}, {float(F[low].min()):.6g}] (SVC's intercept_, "
-            f"recomputed in double precision) {where}"
+            f"[{float(F[up].max()):.6g}, {float(F[low].min()):.6g}] of the -y_i g_i "
+            f"(SVC's intercept_, recomputed in double precision) {where}"
         )
 
     return call(K, y, given, C, TOL), judge
