@@ -32,8 +32,8 @@ TOL = 1e-9  # the tolerance handed to the student's functions: |alpha_i - bound|
 
 
 def two_classes(rng, n, d, shift=1.2):
-    """n points in R^d with labels +-1 (both classes at least 3 points, unequal in size),
-    overlapping, so that a fit has free and bounded multipliers."""
+    """n points in R^d with labels +-1 (each class 30 % to 70 % of them, at least 3 points),
+    shuffled and overlapping, so that a fit has free and bounded multipliers."""
     n_pos = int(rng.integers(max(3, int(0.3 * n)), n - max(3, int(0.3 * n)) + 1))
     y = rng.permutation(np.r_[np.ones(n_pos), -np.ones(n - n_pos)])
     X = rng.normal(size=(n, d))
