@@ -263,8 +263,8 @@ def clipped_on_i(rng, y_i, y_j):
     n = int(rng.integers(6, 11))
     for _ in range(200):
         K, y, alpha, C = step_problem(rng, n)
-        y[0], y[1] = y_i, y_j
-        i, j = 0, 1
+        i, j = (int(k) for k in rng.choice(n, size=2, replace=False))
+        y[i], y[j] = y_i, y_j
         room = float(rng.uniform(1e-3, 0.05)) * C  # little room for alpha_i
         alpha[i] = C - room if y_i > 0 else room
         alpha[j] = float(rng.uniform(0.3, 0.7)) * C  # plenty for alpha_j
@@ -302,16 +302,17 @@ def equal_points_case(rng, negative):
     n = int(rng.integers(6, 11))
     while True:
         X, y = noisy_points(rng, n)
-        X[1] = X[0]
-        y[0], y[1] = (1.0, -1.0) if rng.random() < 0.5 else (-1.0, 1.0)
+        p, q = (int(k) for k in rng.choice(n, size=2, replace=False))
+        X[q] = X[p]
+        y[p], y[q] = (1.0, -1.0) if rng.random() < 0.5 else (-1.0, 1.0)
         K = linear_kernel(X) + 1.0
         if negative:
-            K[0, 1] = K[1, 0] = np.nextafter(np.nextafter(K[0, 0], np.inf), np.inf)
+            K[p, q] = K[q, p] = np.nextafter(np.nextafter(K[p, p], np.inf), np.inf)
         C = float(rng.uniform(0.5, 5.0))
         alpha = rng.uniform(0.2, 0.8, size=n) * C
         F = -y * gradient(K, y, alpha)
-        i, j = (0, 1) if F[0] > F[1] else (1, 0)
-        if abs(F[0] - F[1]) > 1e-3:
+        i, j = (p, q) if F[p] > F[q] else (q, p)
+        if abs(F[p] - F[q]) > 1e-3:
             what = (
                 "points i and j equal, K_ij a rounding error above K_ii = K_jj"
                 if negative
