@@ -22,6 +22,7 @@ from assignments.checks import (
     whole_number,
 )
 from ksvm._smo_loop import _ActiveSet
+from ksvm.datasets import make_noisy_2d
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from ksvm.smo import smo as reference_smo
 
@@ -465,7 +466,8 @@ def stalled(alpha, C, n_iter, max_iter, gap, tol, where):
     """The diagnosis of a solver that ran to max_iter with the gap open."""
     near = [k for k in range(len(alpha)) if misses_bound(alpha, C, k)]
     said = (
-        f" alpha_{near[0]} = {alpha[near[0]]!r} is a rounding error off a bound (C = {C!r}):"
+        f" alpha_{near[0]} = {float(alpha[near[0]])!r} is a rounding error off a bound "
+        f"(C = {C!r}):"
         " an index set that tests alpha < C or alpha > 0 exactly keeps it, it has no room, and "
         "the maximal violating pair picks it again and again."
         if near
@@ -473,13 +475,13 @@ def stalled(alpha, C, n_iter, max_iter, gap, tol, where):
     )
     return AssertionError(
         f"smo stopped only at max_iter = {max_iter} (n_iter = {n_iter}) with the KKT gap "
-        f"Delta = {gap:.3g} > tol = {tol:g} {where}; ksvm's SMO stops after a few hundred "
-        f"steps.{said} Put a multiplier that the clipping stops exactly on 0 or C (check 1), or "
-        "test the index sets with a tolerance"
+        f"Delta = {gap:.3g} > tol = {tol:g} {where}, where the maximal violating pair stops "
+        f"long before.{said} Put a multiplier that the clipping stops exactly on 0 or C "
+        "(check 1), or test the index sets with a tolerance"
     )
 
 
-def solver_case(K, y, C, tol, what, max_iter=20_000, b_sign=False):
+def solver_case(K, y, C, tol, what, max_iter=20_000):
     """A case of check 3: smo against libsvm's objective and the KKT conditions."""
     n = len(y)
     ref_Psi, ref_b, who = libsvm(K, y, C)
@@ -598,6 +600,21 @@ def stall_case(rng, max_iter=3000, tol=1e-6):
             )
 
 
+def chapter_case(rng):
+    """A case of check 4: the 30 points of the chapter's SMO from scratch (soft_margin), linear
+    kernel, C = 3, where its loop in Platt's form never stopped."""
+    X, y = make_noisy_2d(30, flip=0.1, seed=7)
+    tol = float(10 ** rng.uniform(-8, -6))
+    return solver_case(
+        linear_kernel(X),
+        y.astype(float),
+        3.0,
+        tol,
+        "the 30 points of the chapter's SMO from scratch, linear kernel",
+        max_iter=int(rng.integers(2000, 3001)),
+    )
+
+
 def max_iter_case(rng):
     """A case of check 4: smo with max_iter = 1, 2 or 3 on a problem that needs more steps."""
     X, y = noisy_points(rng, int(rng.integers(20, 41)))
@@ -638,7 +655,8 @@ def labels_case(rng):
 
 @check(4, "smo stops: multipliers on their bounds, max_iter, labels 0/1", "smo")
 def check_4(rng):
-    cases = [stall_case(rng), stall_case(rng), max_iter_case(rng), labels_case(rng)]
+    cases = [chapter_case(rng), stall_case(rng), stall_case(rng)]
+    cases += [max_iter_case(rng), labels_case(rng)]
     yield from in_random_order(rng, cases)
 
 
