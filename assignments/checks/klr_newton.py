@@ -7,8 +7,8 @@ objective (rr-eq-rlr)
     J(c, b) = sum_i log(1 + e^{-s_i}) + lam/2 c'Kc     (the bias b is not penalised),
 
 which scikit-learn's LogisticRegression(C=1/lam) minimises on explicit features (w = Phi'c).
-The student's solver takes damped Newton steps (Delta c, Delta b) from (0, 0) and stops when
-half the squared Newton decrement, delta^2/2 = -grad J'(Delta c, Delta b)/2, is at most tol, or
+The student's solver takes damped Newton steps (c+ - c, b+ - b) from (0, 0) and stops when
+half the Newton decrement, -(grad_c J'(c+ - c) + dJ/db (b+ - b))/2, is at most tol, or
 after max_iter steps.
 
 Where K is singular, c is not unique: c and c + v with Kv = 0 give the same function
@@ -32,7 +32,7 @@ ASSIGNMENT = "07_klr_newton"
 #: scikit-learn's logistic regression and SVMs are what the checks compare with.
 FORBIDDEN = ("sklearn.linear_model", "sklearn.svm")
 
-#: The stopping tolerance and the step limit of the convergence cases: delta^2/2 <= TOL.
+#: The stopping tolerance and the step limit of the convergence cases: decrement / 2 <= TOL.
 TOL, MAX_ITER = 1e-12, 100
 
 
@@ -215,8 +215,8 @@ def downhill(K, y, lam, c, b, n_iter, where):
         raise AssertionError(
             f"klr_newton made {n_iter} step(s) and J = {value:.6g} at your answer, J = "
             f"{start:.6g} at the start (0, 0) {where}: your steps do not go downhill. The Newton "
-            "step solves (Hessian) Delta = -(gradient), so the decrement delta^2 = -gradient' "
-            "Delta is positive; check the sign of the gradient, "
+            "step solves (Hessian) (c+ - c, b+ - b) = -(gradient), so the decrement "
+            "-(gradient)'(c+ - c, b+ - b) is positive; check the sign of the gradient, "
             "grad_c J = K (lam c - Y sigma(-s)), d J / d b = -y' sigma(-s), and of the working "
             "responses f + Lambda^{-1} Y sigma(-s)"
         )
@@ -307,7 +307,7 @@ def too_many_steps(K, y, lam, n_iter, expected, where):
             f"you made {n_iter} Newton steps where the decrement test stops after {expected} "
             f"{where}, and your first step is right: your stopping rule is not met although J is "
             "at its minimum. Stop when half the Newton decrement, "
-            "-(grad_c J' Delta c + dJ/db Delta b)/2, is at most tol, not on the size of the "
+            "-(grad_c J'(c+ - c) + dJ/db (b+ - b))/2, is at most tol, not on the size of the "
             "gradient (rounding keeps it from falling below a fixed level)"
         )
     first_step_wrong(K, y, lam, c1, b1, where)
@@ -441,7 +441,8 @@ def iterates_case(rng, K, y, lam, where):
             raise AssertionError(
                 f"after {k} Newton steps your (c, b) differs from the prescribed iterate by "
                 f"{error:.2e} (relative, in the feature space) {where}: start from (0, 0), and "
-                "halve t from 1 until J(c + t Delta c, b + t Delta b) <= J(c, b) - 1e-4 t delta^2"
+                "halve eta from 1 while J(c + eta (c+ - c), b + eta (b+ - b)) > J(c, b) - 1e-4 "
+                "eta decrement"
             )
 
     return call(K, y, lam, tol=TOL, max_iter=k), judge
@@ -462,7 +463,8 @@ def scaled_case(K, y, lam, scale, where):
                 f"method stops after {expected} {where}: your stopping rule cannot be met in "
                 "floating point. A test on the size of the gradient carries the scale of K "
                 "(grad_c J = K(lam c - Y sigma(-s))) and rounding keeps it above tol; stop when "
-                "half the Newton decrement, -grad J'(Delta c, Delta b)/2, is at most tol"
+                "half the Newton decrement, -(grad_c J'(c+ - c) + dJ/db (b+ - b))/2, is at most "
+                "tol"
             )
         yield from converged(scale * K, y, scale * lam, c, b, n_iter, where)
 
@@ -478,14 +480,14 @@ def stopping_case(K, y, lam, tol, where):
         if not (abs(n_iter - expected) <= 1):
             raise AssertionError(
                 f"with tol={tol:.0e} you made {n_iter} Newton steps, the decrement test stops "
-                f"after {expected} {where}: stop as soon as delta^2 / 2 <= tol, with "
-                "delta^2 = -(grad_c J' Delta c + dJ/db Delta b)"
+                f"after {expected} {where}: stop as soon as half the Newton decrement, "
+                "-(grad_c J'(c+ - c) + dJ/db (b+ - b))/2, is at most tol"
             )
         value, best = objective(K, y, lam, c, b), optimum(K, y, lam)[2]
         if not (value - best <= 100 * tol):
             raise AssertionError(
                 f"stopped by tol={tol:.0e}, J at your (c, b) is {value - best:.2e} above its "
-                f"minimum {where}: delta^2 / 2 estimates that gap"
+                f"minimum {where}: half the Newton decrement estimates that gap"
             )
 
     return call(K, y, lam, tol=tol, max_iter=MAX_ITER), judge
