@@ -261,6 +261,12 @@ def first_step_wrong(K, y, lam, c, b, where):
         c_v, b_v, _, _ = newton(K, y, lam_v, TOL, 1)
         if distance(K, c, b, c_v, b_v) <= 1e-8:
             raise AssertionError(f"your first Newton step from (0, 0) is wrong {where}: {says}")
+    c_v, b_v, _, _ = newton(K, y, lam, TOL, 1, penalise_bias=True)
+    if distance(K, c, b, c_v, b_v) <= 1e-8:
+        raise AssertionError(
+            f"your first Newton step from (0, 0) is wrong {where}: you penalised the bias; the "
+            "book's RLR leaves b free, as LogisticRegression does"
+        )
 
 
 def singular_hint(K):

@@ -1,5 +1,35 @@
 """Wrong solutions of assignment 07_klr_newton, each with the diagnostic its check must give."""
 
+# Penalising the bias changes three lines of the task cell, so its mistake replaces the stretch
+# from J to the border of the system: lam/2 b^2 in J, lam b in dJ/db, and the corner -1 of the
+# system, whose last row then says b+ = 1'c+.
+_BIAS_OLD = (
+    "        return np.logaddexp(0.0, -y * (K @ c + b)).sum() + lam / 2 * c @ K @ c\n"
+    "\n"
+    "    c, b, n_iter = np.zeros(n), 0.0, 0\n"
+    "    while True:\n"
+    "        f = K @ c + b\n"
+    "        s = y * f\n"
+    "        sigma_minus = np.exp(-np.logaddexp(0.0, s))  # sigma(-s)\n"
+    "        weight = sigma_minus * np.exp(-np.logaddexp(0.0, -s))"
+    "  # sigma'(s) = sigma(s) sigma(-s)\n"
+    "        residual = y * sigma_minus  # Y sigma(-s)\n"
+    "        grad_c = K @ (lam * c - residual)  # (rr-eq-rlr-grad)\n"
+    "        grad_b = -residual.sum()\n"
+    "        # The Newton step: (c+, b+) solves the weighted RLSC system (rr-eq-irls).\n"
+    "        A = np.zeros((n + 1, n + 1))\n"
+    "        A[:n, :n] = K + np.diag(lam / weight)\n"
+    "        A[:n, n] = A[n, :n] = 1.0\n"
+)
+_BIAS_NEW = (
+    _BIAS_OLD.replace("+ lam / 2 * c @ K @ c", "+ lam / 2 * (c @ K @ c + b * b)")
+    .replace("grad_b = -residual.sum()", "grad_b = -residual.sum() + lam * b")
+    .replace(
+        "        A[:n, n] = A[n, :n] = 1.0\n",
+        "        A[:n, n] = A[n, :n] = 1.0\n        A[n, n] = -1.0  # then b+ = 1'c+\n",
+    )
+)
+
 MUTATIONS = [
     (
         "task",
@@ -58,4 +88,5 @@ MUTATIONS = [
         "check-3",
         "raised LinAlgError",
     ),
+    ("task", _BIAS_OLD, _BIAS_NEW, "check-1", "you penalised the bias"),
 ]
