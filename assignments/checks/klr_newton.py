@@ -96,45 +96,51 @@ def newton(K, y, lam, tol, max_iter, weights="right", penalise_bias=False):
 
     ``weights`` is "right" (sigma(s) sigma(-s)), "p" (sigma(-s), the probability without the
     factor 1 - p) or "none" (1); ``penalise_bias`` adds lam/2 b^2 to J.  The Newton step solves
-    the Hessian system in u = (c, b) by least squares (its part in the null space of K changes
-    no f).  Returns (c, b, n_iter, margin): ``margin`` is the smallest relative distance of a
-    decision of the loop (a line-search test, the stopping test) from its threshold, so that a
-    case whose answer rounding could change is not asked.
+    (rr-eq-irls) in the symmetric form of ksvm.rlr.rlr_newton: with W = Lambda^{1/2} and
+    c+ = W a, (WKW + lam I) a + b+ W1 = W f + W^{-1} Y sigma(-s), (W1)'a = 0 (with the bias
+    penalised, (W1)'a - b+ = 0).  Returns (c, b, n_iter, margin): ``margin`` is the smallest
+    relative distance of a decision of the loop (a line-search test, the stopping test) from its
+    threshold, so that a case whose answer rounding could change is not asked.
     """
     n = len(y)
-    B = np.hstack([K, np.ones((n, 1))])
-    P = np.zeros((n + 1, n + 1))
-    P[:n, :n] = K
-    if penalise_bias:
-        P[n, n] = 1.0
+    ones = np.ones(n)
 
-    def J(u):
-        return float(np.logaddexp(0.0, -y * (B @ u)).sum() + lam / 2 * u @ P @ u)
+    def J(c, b):
+        penalty = c @ K @ c + (b * b if penalise_bias else 0.0)
+        return float(np.logaddexp(0.0, -y * (K @ c + b)).sum() + lam / 2 * penalty)
 
-    u, n_iter, margin = np.zeros(n + 1), 0, np.inf
+    c, b, n_iter, margin = np.zeros(n), 0.0, 0, np.inf
     while True:
-        s = y * (B @ u)
+        f = K @ c + b
+        s = y * f
         sigma_minus = np.exp(-np.logaddexp(0.0, s))
         weight = {
             "right": sigma_minus * np.exp(-np.logaddexp(0.0, -s)),
             "p": sigma_minus,
-            "none": np.ones(n),
+            "none": ones,
         }[weights]
-        gradient = -B.T @ (y * sigma_minus) + lam * P @ u
-        hessian = B.T @ (weight[:, None] * B) + lam * P
-        step = np.linalg.lstsq(hessian, -gradient, rcond=None)[0]
-        decrement = float(-gradient @ step)
+        residual = y * sigma_minus
+        grad_c = K @ (lam * c - residual)
+        grad_b = -residual.sum() + (lam * b if penalise_bias else 0.0)
+        W = np.sqrt(weight)
+        A = np.zeros((n + 1, n + 1))
+        A[:n, :n] = W[:, None] * K * W[None, :] + lam * np.eye(n)
+        A[:n, n] = A[n, :n] = W
+        A[n, n] = -1.0 if penalise_bias else 0.0
+        solution = np.linalg.solve(A, np.append(W * f + residual / W, 0.0))
+        dc, db = W * solution[:n] - c, float(solution[n]) - b
+        decrement = float(-(grad_c @ dc + grad_b * db))
         margin = min(margin, abs(decrement / 2 - tol) / tol)
         if decrement / 2 <= tol or n_iter == max_iter:
-            return u[:n], float(u[n]), n_iter, margin
-        t, value = 1.0, J(u)
+            return c, float(b), n_iter, margin
+        eta, value = 1.0, J(c, b)
         while True:
-            gap = J(u + t * step) - (value - 1e-4 * t * decrement)
-            margin = min(margin, abs(gap) / max(1e-4 * t * decrement, 1e-300))
-            if not (gap > 0 and t > 1e-10):
+            gap = J(c + eta * dc, b + eta * db) - (value - 1e-4 * eta * decrement)
+            margin = min(margin, abs(gap) / max(1e-4 * eta * decrement, 1e-300))
+            if not (gap > 0 and eta > 1e-10):
                 break
-            t /= 2
-        u = u + t * step
+            eta /= 2
+        c, b = c + eta * dc, b + eta * db
         n_iter += 1
 
 
@@ -328,7 +334,10 @@ def too_many_steps(K, y, lam, n_iter, expected, where):
 def steps_case(K, y, lam, where, compare=None):
     """A convergence case: klr_newton(K, y, lam, TOL, MAX_ITER) against ksvm (and ``compare``),
     and its step count against the prescribed method's (quadratic convergence)."""
-    _, _, expected, _ = newton(K, y, lam, TOL, MAX_ITER)
+    c_n, b_n, expected, _ = newton(K, y, lam, TOL, MAX_ITER)
+    c_ref, b_ref, _ = optimum(K, y, lam)
+    if not (distance(K, c_n, b_n, c_ref, b_ref) <= 1e-5 and expected < MAX_ITER):
+        raise RuntimeError("the check's Newton method disagrees with ksvm.rlr.rlr_newton")
 
     def judge(outcome):
         c, b, n_iter = answer(outcome, len(y), where)
@@ -345,6 +354,10 @@ def explicit_compare(Phi, y, lam, where):
     """``compare`` for a kernel with explicit features Phi: w = Phi'c and b against
     scikit-learn's LogisticRegression(C=1/lam) on Phi."""
     w_ref, b_ref = sklearn_weights(Phi, y, lam)
+    c_k, b_k, _ = optimum(Phi @ Phi.T, y, lam)
+    scale = max(1.0, float(np.abs(w_ref).max()), abs(b_ref))
+    if not (max(float(np.abs(Phi.T @ c_k - w_ref).max()), abs(b_k - b_ref)) <= 1e-6 * scale):
+        raise RuntimeError("scikit-learn's LogisticRegression disagrees with ksvm.rlr.rlr_newton")
 
     def compare(c, b):
         w = Phi.T @ c
