@@ -100,7 +100,8 @@ def step(K, y, alpha, i, j, eta, rho1, weights="right", clip="pair", sign=1.0):
 
 def ascent(K, y, eta, rho1, tol, max_iter, **mistake):
     """The loop as the book writes it, or with a common mistake, for the diagnoses:
-    weights='swapped', clip='none'/'each', sign=-1 (see `step`); select='first' (the pair of the
+    weights='swapped', clip='none'/'each', sign=-1 (see `step`); clip='score' (the pairs scored
+    with the unclipped delta, the step clipped); select='first' (the pair of the
     largest first-order decrease -delta (g_i + g_j)); index='wrong' (alpha[p], alpha[q] moved by
     the pair's delta, p and q the row and column of the pair matrix, not the examples) or
     'wrong-step' (the pair step made on p and q; None where it would raise, p not positive or q
@@ -124,8 +125,9 @@ def ascent(K, y, eta, rho1, tol, max_iter, **mistake):
         gi, gj = g[pos][:, None], g[neg][None, :]
         s = gi + gj
         delta = -eta * (w1 * gi + (1.0 - w1) * gj)
+        clipped = np.maximum(delta, -np.minimum.outer(alpha[pos], alpha[neg]))
         if clip == "pair":
-            delta = np.maximum(delta, -np.minimum.outer(alpha[pos], alpha[neg]))
+            delta = clipped
         drop = -(delta * s + 0.5 * delta**2 * d2)
         score = -(delta * s) if select == "first" else drop.copy()
         score[delta * s >= 0] = -np.inf
@@ -138,7 +140,7 @@ def ascent(K, y, eta, rho1, tol, max_iter, **mistake):
         if stop == "before" and drop[p, q] < tol:
             break
         i, j = (pos[p], neg[q]) if index == "right" else (p, q)
-        d = float(delta[p, q])
+        d = float(clipped[p, q] if clip == "score" else delta[p, q])
         if index == "wrong-step":
             if not (y[i] > 0 and y[j] < 0):
                 return None, n_iter, steps
@@ -228,6 +230,11 @@ WRONG_SIGN = (
     "g = Q alpha - 1, g_i = y_i <w, phi_i> - 1 (-1 at alpha = 0), and steps by "
     "delta = -eta [rho_1 g_i + (1 - rho_1) g_j]; the paper's 1 - y_i <w, phi_i> is the gradient "
     "of the maximised form -Psi, which goes with +eta"
+)
+SCORED_UNCLIPPED = (
+    "the pairs are scored with the unclipped delta: clip it for every pair, "
+    "delta = max(delta, -min(alpha_i, alpha_j)), before computing its decrease of Psi, so that "
+    "each pair is scored by the step it would really make"
 )
 WRONG_CLASS = (
     "the two multipliers moved are not a positive and a negative example. Take i among the "
@@ -388,6 +395,7 @@ def diagnose_loop(alpha, n_iter, K, y, eta, rho1, tol, max_iter, where):
         ({"weights": "swapped"}, SWAPPED),
         ({"index": "wrong"}, WRONG_CLASS),
         ({"index": "wrong-step"}, WRONG_CLASS),
+        ({"clip": "score"}, SCORED_UNCLIPPED),
         ({"clip": "each"}, EACH_CLIPPED),
         (
             {"select": "first"},
@@ -400,6 +408,8 @@ def diagnose_loop(alpha, n_iter, K, y, eta, rho1, tol, max_iter, where):
         wrong, wrong_n, _ = ascent(K, y, eta, rho1, tol, max_iter, **mistake)
         if wrong is not None and n_iter == wrong_n and same(alpha, wrong) and says not in found:
             found.append(says)
+    if SCORED_UNCLIPPED in found and EACH_CLIPPED in found:
+        found.remove(EACH_CLIPPED)  # no step was clipped: what shows is the scoring
     if len(found) == 1:
         raise AssertionError(f"{found[0]} {where}")
     if found:
