@@ -266,6 +266,12 @@ def diagnose_step(got, K, y, alpha, i, j, eta, rho1, where):
     if got.min() < -1e-12:
         raise AssertionError(f"{NOT_CLIPPED} (alpha_min = {got.min():.3g}) {where}")
     if same(got, step(K, y, alpha, i, j, eta, rho1, sign=-1.0)):
+        if same(got, alpha):
+            raise AssertionError(
+                f"pair_step returned alpha unchanged {where}, where the step is not 0. Either "
+                f"{WRONG_SIGN} (the clip then stops this step at 0); or the step is not added "
+                "to the array you return"
+            )
         raise AssertionError(f"{WRONG_SIGN} {where}")
     others = np.ones(len(y), dtype=bool)
     others[[i, j]] = False
@@ -408,6 +414,12 @@ def diagnose_loop(alpha, n_iter, K, y, eta, rho1, tol, max_iter, where):
         wrong, wrong_n, _ = ascent(K, y, eta, rho1, tol, max_iter, **mistake)
         if wrong is not None and n_iter == wrong_n and same(alpha, wrong) and says not in found:
             found.append(says)
+    if found == [WRONG_SIGN] and n_iter == 0:
+        raise AssertionError(
+            f"your loop made no step {where}, where at alpha = 0 every pair decreases Psi (its "
+            f"step is delta = eta > 0). Either {WRONG_SIGN} (the clip then stops every step at "
+            "0); or the loop stops before its first step"
+        )
     if SCORED_UNCLIPPED in found and EACH_CLIPPED in found:
         found.remove(EACH_CLIPPED)  # no step was clipped: what shows is the scoring
     if len(found) == 1:
