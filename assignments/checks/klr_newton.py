@@ -17,13 +17,19 @@ distance ||f - f_ref|| in the kernel's feature space, sqrt((c - c_ref)'K(c - c_r
 weights w = Phi'c where Phi is explicit, and b.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from assignments.checks import call, check, in_random_order, parts, vector_and_number, whole_number
+from assignments.checks import (
+    call,
+    check,
+    in_random_order,
+    parts,
+    quietly,
+    vector_and_number,
+    whole_number,
+)
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from ksvm.polynomial_map import polynomial_feature_map
 from ksvm.rlr import rlr_loss_and_gradient, rlr_newton
@@ -75,19 +81,14 @@ def objective(K, y, lam, c, b):
 
 def optimum(K, y, lam):
     """The minimiser of J by ksvm.rlr.rlr_newton (to rounding): (c, b, J*)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        result = rlr_newton(K, y, lam, tol=1e-13, max_iter=200)
+    result = quietly(ConvergenceWarning, rlr_newton, K, y, lam, tol=1e-13, max_iter=200)
     return result.c, result.b, result.objective
 
 
 def sklearn_weights(Phi, y, lam):
     """w and b of scikit-learn's LogisticRegression(C=1/lam) on the explicit features Phi."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model = LogisticRegression(
-            C=1.0 / lam, solver="newton-cholesky", tol=1e-12, max_iter=500
-        ).fit(Phi, y)
+    model = LogisticRegression(C=1.0 / lam, solver="newton-cholesky", tol=1e-12, max_iter=500)
+    quietly(ConvergenceWarning, model.fit, Phi, y)
     return model.coef_[0], float(model.intercept_[0])
 
 

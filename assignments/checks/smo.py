@@ -8,8 +8,6 @@ alpha_j -= y_j eta.  The right answers come from ksvm (its SMO step and solver) 
 libsvm through scikit-learn's SVC on the precomputed kernel.
 """
 
-import warnings
-
 import numpy as np
 
 from assignments.checks import (
@@ -19,6 +17,7 @@ from assignments.checks import (
     in_random_order,
     number,
     parts,
+    quietly,
     whole_number,
 )
 from ksvm._smo_loop import _ActiveSet
@@ -413,16 +412,10 @@ def libsvm(K, y, C):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import SVC
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        try:
-            svc = SVC(kernel="precomputed", C=C, tol=1e-9, max_iter=100_000).fit(K, y)
-        except ConvergenceWarning:
-            svc = None
-    if svc is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ref = reference_smo(K, y, C=C, tol=1e-9, max_iter=100_000)
+    svc = SVC(kernel="precomputed", C=C, tol=1e-9, max_iter=100_000)
+    quietly(ConvergenceWarning, svc.fit, K, y)
+    if svc.fit_status_ != 0:  # libsvm stopped at max_iter
+        ref = quietly(Warning, reference_smo, K, y, C=C, tol=1e-9, max_iter=100_000)
         return Psi(K, y, ref.alpha), ref.b, "ksvm.smo.smo"
     alpha = np.zeros(len(y))
     alpha[svc.support_] = np.abs(svc.dual_coef_[0])
@@ -591,9 +584,17 @@ def stall_case(rng, max_iter=3000, tol=1e-6):
     while True:
         X, y = noisy_points(rng, int(rng.integers(50, 61)), flip=0.3)
         K, C = linear_kernel(X), float(np.exp(rng.uniform(0.0, np.log(10.0))))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ref = reference_smo(K, y, C=C, tol=tol, selection="mvp", shrinking=False, max_iter=800)
+        ref = quietly(
+            Warning,
+            reference_smo,
+            K,
+            y,
+            C=C,
+            tol=tol,
+            selection="mvp",
+            shrinking=False,
+            max_iter=800,
+        )
         if ref.converged and textbook_smo(K, y, C, tol, max_iter) == max_iter:
             return solver_case(
                 K, y, C, tol, "linear kernel, many multipliers at C", max_iter=max_iter

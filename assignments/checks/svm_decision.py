@@ -11,13 +11,11 @@ dual_coef_ and predict, computed again in double precision with ksvm where libsv
 kernel cache holds single-precision values, so its intercept_ is right to about 1e-7 only).
 """
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from assignments.checks import call, check, finite, in_random_order, number, parts
+from assignments.checks import call, check, finite, in_random_order, number, parts, quietly
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel, squared_distances
 from ksvm.smo import kkt_bias
 
@@ -70,11 +68,8 @@ def fit(K, y, C, **kernel):
     Its tolerance hardly matters: every right answer is computed from the multipliers it
     returns.  The iteration limit keeps a degenerate draw from taking seconds; such a draw has
     ``fit_status_`` 1, and the callers that need the KKT conditions draw again."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return SVC(C=C, tol=1e-6, max_iter=MAX_ITER, **(kernel or {"kernel": "precomputed"})).fit(
-            K, y
-        )
+    svc = SVC(C=C, tol=1e-6, max_iter=MAX_ITER, **(kernel or {"kernel": "precomputed"}))
+    return quietly(ConvergenceWarning, svc.fit, K, y)
 
 
 def agrees_with_libsvm(b, svc, what):

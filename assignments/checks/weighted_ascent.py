@@ -13,8 +13,6 @@ step whose decrease is below tol, or after max_iter steps.  ``ksvm.ascent.weight
 the reference (its ``rho`` is eta, its ``weight`` rho_1, its Q the maximised form -Psi).
 """
 
-import warnings
-
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -24,6 +22,7 @@ from assignments.checks import (
     finite,
     in_random_order,
     parts,
+    quietly,
     relative_error,
     whole_number,
 )
@@ -64,18 +63,18 @@ def place(y, eta, rho1, gamma=None, extra=""):
 
 def reference(K, y, eta, rho1, tol, max_iter):
     """ksvm's weighted ascent (clipped, from alpha = 0), its warning of max_iter silenced."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return reference_ascent(
-            K,
-            y,
-            rho=eta,
-            weight=rho1,
-            tol=tol,
-            max_iter=max_iter,
-            check_separable=False,
-            return_history=True,
-        )
+    return quietly(
+        ConvergenceWarning,
+        reference_ascent,
+        K,
+        y,
+        rho=eta,
+        weight=rho1,
+        tol=tol,
+        max_iter=max_iter,
+        check_separable=False,
+        return_history=True,
+    )
 
 
 def gradient(K, y, alpha, sign=1.0):
