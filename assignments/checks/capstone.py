@@ -150,12 +150,15 @@ def accuracy_case(X, y, train, test, k, store):
     return call(X[train], y[train], X[test]), judge
 
 
-def other_units(rng, d):
-    """A factor for each feature: a power of ten from 10^-3 to 10^3, none of them 1 for all."""
-    while True:
-        powers = rng.integers(-3, 4, size=d)
-        if np.count_nonzero(powers) >= d // 2:
-            return 10.0**powers
+def other_units(rng, X, y):
+    """A factor for each feature, a power of ten: from 10^-1 to 10^1 at random, and for one of
+    the ten features least correlated with the label, the power that makes its standard deviation
+    about 10^6, so that a model which does not scale the features sees almost only that one."""
+    factors = 10.0 ** rng.integers(-1, 2, size=X.shape[1])
+    correlation = np.abs([np.corrcoef(column, y)[0, 1] for column in X.T])
+    weak = int(rng.choice(np.argsort(correlation, kind="stable")[:10]))
+    factors[weak] = 10.0 ** np.ceil(np.log10(1e6 / X[:, weak].std()))
+    return factors
 
 
 @check(1, "held-out accuracy over five fresh splits, against a tuned reference", FUNCTION)
@@ -200,7 +203,7 @@ def check_1(rng):
         )
     # Does the model depend on the units of the features?  Ask split 1 again in other units.
     train, test = splits[0]
-    factors = other_units(rng, X.shape[1])
+    factors = other_units(rng, X, y)
     outcome = yield call(X[train] * factors, y[train], X[test] * factors)
     where = "(split 1, each feature multiplied by a power of ten)"
     rescaled = labels(outcome, len(test), np.unique(y), where)
@@ -246,6 +249,9 @@ def check_2(rng):
     order = np.argsort(f, kind="stable")
     lower, upper = np.sort(order[: m // 2]), np.sort(order[m // 2 :])
     nearest = np.argsort(np.abs(f), kind="stable")[:4]
+    # And the eight points nearest to the boundary, each repeated 40 times: a step fitted on
+    # X_test, or on X_train and X_test together, is pulled towards them.
+    crowd = np.repeat(np.argsort(np.abs(f), kind="stable")[:8], 40)
     everything = np.arange(m)
     got = {}
     pieces = [
@@ -253,6 +259,7 @@ def check_2(rng):
         ("again", everything, "as a whole, a second time"),
         ("lower", lower, f"in halves: the {len(lower)} points of its first half"),
         ("upper", upper, f"in halves: the {len(upper)} points of its second half"),
+        ("crowd", crowd, "as 8 of its points, each repeated 40 times"),
     ] + [(("one", int(i)), np.array([i]), "as one point") for i in nearest]
     cases = [
         piece_case(X_train, y_train, X_test, rows, got, key, classes, what)
@@ -272,12 +279,14 @@ def check_2(rng):
     halves[lower], halves[upper] = got["lower"], got["upper"]
     differ_halves = int(np.sum(halves != whole))
     differ_single = sum(int(got["one", int(i)][0] != whole[i]) for i in nearest)
-    if differ_halves or differ_single:
+    differ_crowd = len(np.unique(crowd[got["crowd"] != whole[crowd]]))
+    if differ_halves or differ_single or differ_crowd:
         raise AssertionError(
             f"the label of a test point depends on the other test points: with X_test passed "
             f"in two halves, {differ_halves} of its {m} points get another label than with "
-            f"X_test passed whole, and {differ_single} of {len(nearest)} points passed one at "
-            "a time. Something is fitted on X_test: fit every step (the scaler first of all) "
+            f"X_test passed whole, {differ_single} of {len(nearest)} points passed one at a "
+            f"time, and {differ_crowd} of 8 points passed 40 times each. Something is fitted "
+            "on X_test: fit every step (the scaler first of all) "
             "on X_train only, then apply it to X_test; a scaler fitted on X_test, or on X_train "
             "and X_test together, leaks the test set into the model"
         )
@@ -340,7 +349,7 @@ def check_4(rng):
     m, classes = len(test), np.unique(y)
     got = {}
     units = {"given": np.ones(X.shape[1])}
-    units.update({f"other {k}": other_units(rng, X.shape[1]) for k in (1, 2)})
+    units.update({f"other {k}": other_units(rng, X, y) for k in (1, 2)})
     cases = []
     for key, factors in units.items():
 
