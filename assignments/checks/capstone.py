@@ -3,28 +3,40 @@
 The problem is scikit-learn's Wisconsin breast cancer set (569 tumours, 30 features, labels 0 for
 malignant and 1 for benign).  The student writes ``fit_predict(X_train, y_train, X_test)``, which
 fits the chosen model on the training part only and returns the labels it predicts for X_test.
-The checks draw fresh stratified splits of the data set, hold their test part out, and compare:
+The checks draw fresh stratified splits of the data set (30 % of each class held out) and ask:
 
-1. the mean held-out accuracy over five splits with that of a reference (StandardScaler, then
-   SVC with the Gaussian kernel, C = 10, gamma = 0.01, chosen once by 10 x 5-fold
-   cross-validation on the whole set: 0.978), less a margin of 0.02;
-2. the labels of X_test passed whole, again, in two halves and point by point: the label of a
-   test point must not depend on the other test points (a scaler fitted on X_test leaks them);
+1. the mean held-out accuracy over five splits, against that of a reference on the same splits
+   (StandardScaler, then SVC with the Gaussian kernel, C = 10, gamma = 0.01, chosen once by
+   10 x 5-fold cross-validation on the whole set, where it scores 0.978), less a margin of 0.02;
+2. the labels of X_test passed whole, again, in two halves, point by point, and with a point far
+   from all others added: the label of a test point must not depend on the other test points (a
+   scaler fitted on X_test, or on X_train and X_test together, makes it depend on them);
 3. the contract: a vector of len(X_test) labels taken from those of y_train, whatever the labels
-   are called (0/1, -1/+1, the names swapped) and in whatever order the training points come;
-4. the units of the features: labels that do not change when a feature is measured in other
-   units (each column multiplied by a power of ten).
+   are called (0/1, -1/+1, the names swapped, 7/3) and in whatever order the training points come;
+4. the units of the features: the labels must not change when each feature is multiplied by a
+   power of ten, one of little information made by far the largest.
 
-The margin.  On 300 random splits (30 % held out), the mean accuracy over five splits of the
-reference is 0.976 (standard deviation 0.005).  Its difference with other tuned pipelines on the
-same splits (standardised SVC with C, gamma near the reference's, standardised logistic regression
-with C from 0.3 to 1, a standardised linear SVM with C = 0.1) has a mean between -0.003 and +0.002
-and a standard deviation of at most 0.0044, so a margin of 0.02 lies more than four standard
-deviations below them (none of 20000 groups of five splits came within 0.013 of it).  Careless
-choices fall below it: an SVC without scaling (difference -0.063, always), a decision tree
-(-0.050), nearest neighbours without scaling (-0.047), an RBF SVC with gamma = 1 or C = 0.01
-after scaling (-0.35, one class for all).  A pipeline without scaling whose C and gamma were tuned
-(-0.024) fails check 1 three times in four, and check 4 always.
+The margin.  Over 400 draws of five splits, the reference's mean accuracy is 0.976 (standard
+deviation 0.005).  The difference of a tuned pipeline from it on the same splits has a mean of
+-0.0025 and a standard deviation of 0.0037 for the solution (a standardised linear SVC, C = 0.3),
+-0.0020 and 0.0032 for a standardised Gaussian SVC (C = 100, gamma = 0.001), +0.0011 and 0.0042
+for standardised logistic regression (C = 0.3): the margin of 0.02 is 4.7 or more standard
+deviations below them, and none came within 0.0048 of it.  Careless choices fall below it: an SVC
+without scaling (difference -0.063, always), a decision tree (-0.050), nearest neighbours without
+scaling (-0.047), a Gaussian SVC with gamma = 1 or C = 0.01 after scaling (-0.35, one class for
+all).  A model without scaling whose C and gamma were tuned (-0.024) fails check 1 three times in
+four, and check 4 always: on the changed units it agrees with its own labels on about 0.65 of the
+points, a model that standardises on all of them (log or Yeo-Johnson transforms before scaling on
+0.99 or more, trees on all).
+
+Looking the labels up.  The data set ships with scikit-learn, so a fit_predict could load it and
+return the label of the row that matches each test point.  No transformation of the features
+that leaves honest methods unchanged can stop that (a lookup can standardise too), and the grader
+does not mark whether code is the student's own.  The checks make the lookup visible instead: an
+accuracy of 1 on all five splits of check 1 fails (the reference is perfect on about 2 % of
+splits, so on all five about once in 10^8), and check 3 renames the classes, which a model learns
+from y_train and a lookup does not see.  A lookup that works around both is plain in the code,
+which the instructor reads with the justification.
 """
 
 import numpy as np
@@ -43,7 +55,7 @@ TEST_FRACTION = 0.3  # of each class, held out
 SPLITS = 5  # for the accuracy of check 1
 MARGIN = 0.02
 REFERENCE = "StandardScaler + SVC(C=10, gamma=0.01)"
-MIN_AGREEMENT = 0.97  # of a function's labels with its own, when only the names or order change
+MIN_AGREEMENT = 0.9  # of a function's labels with its own, when only the names or order change
 MIN_UNIT_AGREEMENT = 0.95  # when the features change units
 
 
