@@ -67,4 +67,13 @@ MUTATIONS = [
         "check-1",
         "not from the data set looked up",
     ),
+    # A randomised model without a fixed random_state: labels that change from call to call.
+    (
+        "task",
+        FIT,
+        "    from sklearn.ensemble import RandomForestClassifier\n"
+        "    model = RandomForestClassifier(n_estimators=10)\n" + FIT,
+        "check-2",
+        "it is not deterministic",
+    ),
 ]
