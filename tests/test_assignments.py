@@ -217,6 +217,9 @@ def test_student_version_has_no_solution_and_no_outputs(name):
             assert not any(
                 line.strip() and line in stu.source.split("\n") for line in body.split("\n")[1:-1]
             )
+        elif sol.cell_type == "markdown" and make_student.BEGIN in sol.source:  # a written answer
+            assert "SOLUTION" not in stu.source and "YOUR ANSWER HERE" in stu.source
+            assert stu.source == make_student.clear_solutions(sol.source, "markdown")[0]
         else:
             assert stu.source == sol.source
     assert any(c.outputs for c in solution.cells if c.cell_type == "code"), (
@@ -305,11 +308,15 @@ def test_wrong_implementations_are_diagnosed_by_the_grader(graded, name):
         )
 
 
-def _functions(nb):
-    """The functions that the code cells of ``nb`` other than its checks define, run here."""
-    namespace = {}
+def _functions(nb, namespace=None, redefine=None):
+    """The functions that the code cells of ``nb`` other than its checks define, run here, in
+    ``namespace``.  With ``redefine`` (a cell id), only that cell and the task cells that define
+    functions run (a function's globals are the namespace it was defined in)."""
+    namespace = {} if namespace is None else namespace
     for cell in nb.cells:
-        if cell.cell_type == "code" and not grade.is_check_cell(cell):
+        code = cell.cell_type == "code" and not grade.is_check_cell(cell)
+        defines = _is_task(cell) and re.search(r"^def ", cell.source, re.MULTILINE)
+        if code and (redefine is None or defines or cell.get("id") == redefine):
             exec(compile(cell.source, f"<cell {cell.get('id')}>", "exec"), namespace)
     return namespace
 
@@ -318,12 +325,14 @@ def _functions(nb):
 def test_wrong_implementations_are_diagnosed_in_the_notebook(name, capsys):
     solution = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
     checks = for_assignment(name).CHECKS
+    cells = _functions(solution)  # every cell once (the capstone's tuning takes seconds)
+    capsys.readouterr()
     for cell_id, old, new, check_id, message in MUTATIONS[name]:
         check = checks[int(check_id.split("-")[1]) - 1]
-        function = _functions(mutant(solution, cell_id, old, new))[check.function]
+        wrong = _functions(mutant(solution, cell_id, old, new), dict(cells), redefine=cell_id)
         with pytest.raises(AssertionError, match=re.escape(message)):
-            check(function)
-    assert capsys.readouterr().out == ""
+            check(wrong[check.function])
+    assert capsys.readouterr().out == "", "a check printed more than its success line"
 
 
 def test_check_cells_call_the_checks_of_their_assignment():

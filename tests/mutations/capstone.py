@@ -1,4 +1,10 @@
-"""Wrong solutions of assignment 10_capstone, each with the diagnostic its check must give."""
+"""Wrong solutions of assignment 10_capstone, each with the diagnostic its check must give.
+
+Each of these runs the notebook's cross-validation in the grader, which takes seconds; so this
+list keeps seven of the mistakes that the checks name (a scaler fitted on the training and test
+points together, probabilities returned, and a C so small that one class is predicted are named
+too, and were each diagnosed in every draw when the checks were written).
+"""
 
 CHOSEN = 'make_pipeline(StandardScaler(), SVC(kernel="linear", C=0.3))'
 FIT = "    return model.fit(X_train, y_train).predict(X_test)"
@@ -19,27 +25,8 @@ MUTATIONS = [
         "check-2",
         "a scaler fitted on X_test, or on X_train and X_test together",
     ),
-    # The scaler fitted on the training and test points together.
-    (
-        "task",
-        FIT,
-        "    scaler = StandardScaler().fit(np.vstack([X_train, X_test]))\n"
-        "    svc = SVC(kernel='linear', C=0.3).fit(scaler.transform(X_train), y_train)\n"
-        "    return svc.predict(scaler.transform(X_test))",
-        "check-2",
-        "the label of a test point depends on the other test points",
-    ),
     # Decision values f(x) instead of labels.
     ("task", ".predict(X_test)", ".decision_function(X_test)", "check-3", "are not labels"),
-    # Probabilities instead of labels.
-    (
-        "task",
-        FIT,
-        "    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.3))\n"
-        "    return model.fit(X_train, y_train).predict_proba(X_test)",
-        "check-3",
-        "that is what predict_proba gives",
-    ),
     # Labels hard-coded to 0 and 1.
     (
         "task",
@@ -47,14 +34,6 @@ MUTATIONS = [
         "    return (model.fit(X_train, y_train).decision_function(X_test) > 0).astype(int)",
         "check-3",
         "the labels are hard-coded to 0 and 1",
-    ),
-    # C far too small: one class for every point.
-    (
-        "task",
-        CHOSEN,
-        "make_pipeline(StandardScaler(), SVC(C=0.01))",
-        "check-1",
-        "predicts one class",
     ),
     # The labels looked up in the data set instead of learnt.
     (
