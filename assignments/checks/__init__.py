@@ -56,6 +56,7 @@ __all__ = [
     "relative_error",
     "typename",
     "vector_and_number",
+    "vector_number_and_count",
     "whole_number",
 ]
 
@@ -466,3 +467,18 @@ def vector_and_number(vector, value, n, names, stacked, where="", function="the 
     return _refuse_non_finite(vector, function, names[0], where), number(
         value, function, names[1], where
     )
+
+
+def vector_number_and_count(outcome, function, names, n, stacked, where=""):
+    """The answer ``(vector, number, count)`` of ``function`` (``(w, b, n_iter)``): a vector of
+    ``n`` finite floats, a finite number and an integer, named ``names`` (the count's name may
+    say what it counts: ``"n_iter (the number of iterations)"``).  ``stacked`` is the message
+    for a vector of n + 1 entries (the number stacked onto it)."""
+    short = [name.split(" ")[0] for name in names]
+    vector, value, count = parts(
+        outcome.result, 3, f"{function} must return the tuple ({', '.join(short)})"
+    )
+    vector, value = vector_and_number(
+        vector, value, n, tuple(short[:2]), stacked, where=where, function=function
+    )
+    return vector, value, whole_number(count, function, names[2], where)

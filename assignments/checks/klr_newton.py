@@ -27,10 +27,8 @@ from assignments.checks import (
     call,
     check,
     in_random_order,
-    parts,
     quietly,
-    vector_and_number,
-    whole_number,
+    vector_number_and_count,
 )
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from ksvm.polynomial_map import polynomial_feature_map
@@ -158,18 +156,15 @@ def minimiser(K, y, lam, **variant):
 
 def answer(outcome, n, where):
     """The student's (c, b, n_iter) after checking the form of the answer."""
-    c, b, n_iter = parts(outcome.result, 3, "klr_newton must return the tuple (c, b, n_iter)")
-    c, b = vector_and_number(
-        c,
-        b,
+    return vector_number_and_count(
+        outcome,
+        "klr_newton",
+        ("c", "b", "n_iter (the number of Newton steps)"),
         n,
-        ("c", "b"),
         f"c must have n = {n} entries, one per example, got {n + 1} {where}: return c and b "
         "separately",
-        where=where,
-        function="klr_newton",
+        where,
     )
-    return c, b, whole_number(n_iter, "klr_newton", "n_iter (the number of Newton steps)", where)
 
 
 def distance(K, c, b, c_ref, b_ref):

@@ -13,9 +13,7 @@ from assignments.checks import (
     check,
     finite,
     in_random_order,
-    parts,
-    vector_and_number,
-    whole_number,
+    vector_number_and_count,
 )
 from ksvm.kernels import polynomial_kernel, rbf_kernel
 from ksvm.lsvm import dual_matrix
@@ -257,20 +255,15 @@ def check_1(rng):
 def answer(outcome, n, where):
     """The student's (alpha, b, n_iter) from ``outcome``, after checking the form of the answer:
     alpha a vector of n finite floats, b a finite number, n_iter an integer."""
-    alpha, b, n_iter = parts(
-        outcome.result, 3, "lsvm_kernel must return the tuple (alpha, b, n_iter)"
-    )
-    alpha, b = vector_and_number(
-        alpha,
-        b,
+    return vector_number_and_count(
+        outcome,
+        "lsvm_kernel",
+        ("alpha", "b", "n_iter (the number of iterations)"),
         n,
-        ("alpha", "b"),
         f"alpha must have n = {n} entries, one per point, got {n + 1}: return alpha and "
         "b = y'alpha separately",
-        where=where,
-        function="lsvm_kernel",
+        where,
     )
-    return alpha, b, whole_number(n_iter, "lsvm_kernel", "n_iter (the number of iterations)", where)
 
 
 def counted(n_iter, max_iter, where):

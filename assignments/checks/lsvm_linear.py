@@ -12,10 +12,8 @@ from assignments.checks import (
     call,
     check,
     in_random_order,
-    parts,
     quietly,
-    vector_and_number,
-    whole_number,
+    vector_number_and_count,
 )
 from ksvm.lsvm import lsvm_linear as reference_lsvm
 
@@ -39,18 +37,15 @@ def some_nu(rng, low=0.5, high=2.0):
 def answer(outcome, d, where):
     """The student's (w, b, n_iter) from ``outcome``, after checking the form of the answer:
     w a vector of d finite floats, b a finite number, n_iter an integer."""
-    w, b, n_iter = parts(outcome.result, 3, "lsvm_linear must return the tuple (w, b, n_iter)")
-    w, b = vector_and_number(
-        w,
-        b,
+    return vector_number_and_count(
+        outcome,
+        "lsvm_linear",
+        ("w", "b", "n_iter (the number of iterations)"),
         d,
-        ("w", "b"),
         f"w must have d = {d} entries, one per feature, got {d + 1}: H'alpha stacks "
         "w = X'Y alpha and b = 1'Y alpha; return them separately",
-        where=where,
-        function="lsvm_linear",
+        where,
     )
-    return w, b, whole_number(n_iter, "lsvm_linear", "n_iter (the number of iterations)", where)
 
 
 def counted(n_iter, max_iter, where):
