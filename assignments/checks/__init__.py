@@ -55,6 +55,7 @@ __all__ = [
     "quietly",
     "relative_error",
     "typename",
+    "vector",
     "vector_and_number",
     "vector_number_and_count",
     "whole_number",
@@ -409,6 +410,18 @@ def number(value, function, what, where="", hint=""):
             f"{array.shape}{_where(where)}"
         )
     return float(_refuse_non_finite(array, function, what, where, hint))
+
+
+def vector(value, function, what, n, where="", per=""):
+    """``value``, the part ``what`` of an answer of ``function``, as a vector of ``n`` finite
+    floats (see `finite`); ``per`` says what its entries stand for (", one per example")."""
+    array = finite(value, function, what, where)
+    if array.shape != (n,):
+        raise AssertionError(
+            f"{function} must return {what} as a vector of shape ({n},){per}, got shape "
+            f"{array.shape}{_where(where)}"
+        )
+    return array
 
 
 def whole_number(value, function, what, where=""):

@@ -11,8 +11,8 @@ import numpy as np
 from assignments.checks import (
     call,
     check,
-    finite,
     in_random_order,
+    vector,
     vector_number_and_count,
 )
 from ksvm.kernels import polynomial_kernel, rbf_kernel
@@ -185,12 +185,7 @@ def step_case(M, alpha, eta, expected, where):
     n = len(alpha)
 
     def judge(outcome):
-        got = finite(outcome.result, "lsvm_kernel_step", "alpha^(t+1)", where)
-        if got.shape != (n,):
-            raise AssertionError(
-                f"lsvm_kernel_step must return a vector of shape ({n},), got shape "
-                f"{got.shape} {where}"
-            )
+        got = vector(outcome.result, "lsvm_kernel_step", "alpha^(t+1)", n, where)
         error = scaled_error(got, expected)
         if error <= 1e-8:
             return
@@ -516,12 +511,7 @@ def newton_case(M, alpha, expected, where, solution=False):
     n = len(alpha)
 
     def judge(outcome):
-        got = finite(outcome.result, "active_set_step", "alpha^+", where)
-        if got.shape != (n,):
-            raise AssertionError(
-                f"active_set_step must return a vector of shape ({n},), got shape {got.shape} "
-                f"{where}"
-            )
+        got = vector(outcome.result, "active_set_step", "alpha^+", n, where)
         error = scaled_error(got, expected)
         if error <= 1e-8:
             return

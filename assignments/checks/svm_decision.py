@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from assignments.checks import call, check, finite, in_random_order, number, parts, quietly
+from assignments.checks import call, check, finite, in_random_order, number, parts, quietly, vector
 from ksvm.kernels import linear_kernel, polynomial_kernel, rbf_kernel, squared_distances
 from ksvm.smo import kkt_bias
 
@@ -358,13 +358,15 @@ def decision_case(rng, n_test, what):
                 "K_test_train[i, j] = k(x_i_new, x_j), so f = K_test_train (alpha * y) + b, "
                 "a vector of one value per row"
             )
-        f = finite(outcome.result, "decision_function", "f", where)
+        f = vector(
+            outcome.result,
+            "decision_function",
+            "f",
+            m,
+            where,
+            ", one value per row of K_test_train",
+        )
         scale = max(1.0, float(np.max(np.abs(expected))))
-        if f.shape != (m,):
-            raise AssertionError(
-                f"decision_function must return a vector of shape ({m},), one value per row of "
-                f"K_test_train, got shape {f.shape} {where}"
-            )
         if np.max(np.abs(f - expected)) <= 1e-9 * scale:
             return
         hints = [

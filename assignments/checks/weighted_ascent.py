@@ -19,11 +19,11 @@ from sklearn.exceptions import ConvergenceWarning
 from assignments.checks import (
     call,
     check,
-    finite,
     in_random_order,
     parts,
     quietly,
     relative_error,
+    vector,
     whole_number,
 )
 from ksvm.ascent import weighted_ascent as reference_ascent
@@ -178,13 +178,7 @@ def well_separated(steps, upto, least=1e-6):
 
 def new_alpha(outcome, n, where):
     """pair_step's answer: a vector of n finite floats."""
-    alpha = finite(outcome.result, "pair_step", "alpha", where)
-    if alpha.shape != (n,):
-        raise AssertionError(
-            f"pair_step must return the new alpha, a vector of shape ({n},), got shape "
-            f"{alpha.shape} {where}"
-        )
-    return alpha
+    return vector(outcome.result, "pair_step", "the new alpha", n, where)
 
 
 def answer(outcome, n, where):
@@ -198,12 +192,7 @@ def answer(outcome, n, where):
     alpha, n_iter = parts(
         outcome.result, 2, "weighted_ascent must return the tuple (alpha, n_iter)"
     )
-    alpha = finite(alpha, "weighted_ascent", "alpha", where)
-    if alpha.shape != (n,):
-        raise AssertionError(
-            f"alpha must be a vector of shape ({n},), one multiplier per example, got shape "
-            f"{alpha.shape} {where}"
-        )
+    alpha = vector(alpha, "weighted_ascent", "alpha", n, where, ", one multiplier per example")
     return alpha, whole_number(n_iter, "weighted_ascent", "n_iter (the number of steps)", where)
 
 
