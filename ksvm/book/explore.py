@@ -159,7 +159,8 @@ class Explorer:
         -------
         box : ipywidgets.VBox
             With attributes ``sliders`` (name -> SelectionSlider), ``picture``
-            (an Image widget holding the figure as PNG), ``numbers`` (an HTML line
+            (an Image widget holding the figure as PNG, drawn at ``LIVE_PIXEL_RATIO``
+            times ``dpi`` and shown at ``dpi``), ``numbers`` (an HTML line
             of the numbers shown) and ``button`` (the step button of a stepper, or None).
         """
         import ipywidgets as widgets
@@ -177,8 +178,8 @@ class Explorer:
             for name, values in self.params.items()
         }
         # The picture's CSS width is fixed to the figure's size at ``dpi``: left free, the
-        # VBox stretches the image to the width of the output area (about twice that in
-        # JupyterLab) and the browser enlarges it, blurred.  It is drawn at
+        # VBox stretches the image to the width of the output area (964 px in a JupyterLab
+        # window 1400 px wide) and the browser enlarges it, blurred.  It is drawn at
         # LIVE_PIXEL_RATIO times that size, so that each CSS pixel has that many pixels.
         width = int(self.figsize[0] * self.dpi)  # as matplotlib rounds the frames' width
         picture = widgets.Image(
