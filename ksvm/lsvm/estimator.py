@@ -269,7 +269,10 @@ class LagrangianSVC(BaseKernelClassifier):
         return newton, options
 
     def decision_function(self, X):
-        """As :meth:`~ksvm.base.BaseKernelClassifier.decision_function`; a Dask ``X`` gives a Dask array."""
+        """As :meth:`~ksvm.base.BaseKernelClassifier.decision_function`.
+
+        A Dask ``X`` gives a Dask array.
+        """
         dask_path = _dask_path(X)
         if dask_path is not None:  # scores chunked like X
             return dask_path.decision_function(self, X)
