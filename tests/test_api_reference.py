@@ -18,6 +18,7 @@ same way, so a directive that Sphinx could not document also fails.
 import contextlib
 import importlib
 import inspect
+import json
 import pkgutil
 import re
 from pathlib import Path
@@ -157,3 +158,93 @@ def test_the_check_sees_a_name_with_no_entry():
 if __name__ == "__main__":
     absent = missing(public_names(), documented_in_pages())
     print("\n".join(absent) or "every public name has an entry")
+
+
+# The chapters link the package's names to their entries: in every chapter, the first
+# mention of a documented class or function of ksvm in a Markdown cell is a role
+# ({py:class}`~ksvm.smo.SoftMarginSVC`), not plain code (`SoftMarginSVC`).  Headings,
+# directive lines (an exercise's title) and math are left alone.
+
+CODE_SPAN = re.compile(r"(\{py:\w+\})?`([^`\n]+)`")
+ROLE_TARGET = re.compile(r"^~?(?:[^<]*<)?([\w.]+)>?$")
+SKIPPED_LINE = ("#", "```", ":::", ":")
+
+
+def _documented_paths():
+    """``{id(object): documented path}`` of the classes, functions and modules."""
+    paths = {id(obj): path for path, obj in documented_in_pages().items()}
+    for module in public_modules():
+        paths[id(module)] = module.__name__
+    return paths
+
+
+def _library_names():
+    """``{short or dotted name: object}`` that a chapter may write in backticks."""
+    names = {}
+    for path, obj in sorted(public_names().items(), key=lambda item: -len(item[0])):
+        if path.startswith("ksvm.book") or _is_constant(obj) or not callable(obj):
+            continue
+        names[path] = obj
+        # a short name means the plain library's object, not the Dask module's one
+        if "dask" not in path:
+            names[path.rsplit(".", 1)[1]] = obj
+    for module in public_modules()[1:]:  # not ksvm itself, which every chapter names
+        if not module.__name__.startswith("ksvm.book"):
+            names[module.__name__] = module
+    return names
+
+
+def markdown_mentions(nb, names):
+    """``(cell, line, start, end, text, object, linked)`` of each mention, in order."""
+    for c, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "markdown":
+            continue
+        in_math = False
+        for i, line in enumerate(cell["source"]):
+            if line.count("$$") % 2:
+                in_math = not in_math
+            if in_math or "$$" in line or line.lstrip().startswith(SKIPPED_LINE):
+                continue
+            for match in CODE_SPAN.finditer(line):
+                if line[: match.start()].count("$") % 2:
+                    continue  # inside inline math
+                role, text = match.groups()
+                if role:
+                    target = ROLE_TARGET.match(text)
+                    name = target.group(1) if target else None
+                else:
+                    name = text.removesuffix("()")
+                if name in names:
+                    yield c, i, match.start(), match.end(), text, names[name], bool(role)
+
+
+def unlinked_first_mentions(nb, names):
+    """The names whose first mention in a chapter is plain code, not a role."""
+    seen, unlinked = set(), []
+    for *_, text, obj, linked in markdown_mentions(nb, names):
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            if not linked:
+                unlinked.append(text)
+    return unlinked
+
+
+CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_chapter_links_its_first_mention_of_a_name(path):
+    nb = json.loads(path.read_text())
+    unlinked = unlinked_first_mentions(nb, _library_names())
+    assert not unlinked, f"first mentioned as plain code, not linked to the API page: {unlinked}"
+
+
+def test_the_link_check_sees_a_plain_first_mention():
+    names = _library_names()
+    cell = {"cell_type": "markdown", "source": []}
+    cell["source"] = ["`SoftMarginSVC` fits, as {py:class}`~ksvm.smo.SoftMarginSVC` says.\n"]
+    assert unlinked_first_mentions({"cells": [cell]}, names) == ["SoftMarginSVC"]
+    cell["source"] = ["{py:class}`~ksvm.smo.SoftMarginSVC` fits; `ksvm.SoftMarginSVC` too.\n"]
+    assert unlinked_first_mentions({"cells": [cell]}, names) == []
+    cell["source"] = ["## `smo` in a heading\n", "$x$ and `smo(K, y)` are not a name\n"]
+    assert unlinked_first_mentions({"cells": [cell]}, names) == []
