@@ -282,7 +282,7 @@ class CachedRows:
     Attributes
     ----------
     n, diagonal, active_set, shrink_share
-        As for :class:`GramRows`; the arithmetic is :class:`_ActiveSetBLAS`, and a
+        As for :class:`GramRows`; the arithmetic is the BLAS-backed one, and a
         tenth of the active variables out of the race is enough to shrink.
     """
 

@@ -202,7 +202,7 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=1.0, coef0=1.0):
     """Polynomial kernel ``k(x, z) = (gamma x'z + coef0)^degree``.
 
     With ``gamma=1, coef0=1`` this is the lecture's ``(x'z + 1)^l``, whose
-    feature map is :func:`polynomial_feature_map`.  Note the default
+    feature map is :func:`~ksvm.polynomial_map.polynomial_feature_map`.  Note the default
     ``gamma=1``: scikit-learn's ``polynomial_kernel`` defaults to
     ``1 / n_features`` instead.
 

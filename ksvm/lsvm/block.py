@@ -39,7 +39,7 @@ def _cholesky_lower(MF):
 
 
 class BlockSolver:
-    """``M_FF^{-1} r_F`` for the free sets ``F`` of :func:`active_set` on a dense ``M``
+    """``M_FF^{-1} r_F`` for the free sets ``F`` of :func:`~ksvm.lsvm.active_set` on a dense ``M``
     (``r = 1`` unless given).
 
     The Cholesky factor ``L`` of ``M_BB`` for the last set ``B`` factored is kept,
@@ -67,7 +67,7 @@ class BlockSolver:
     ``L^{-1} [M_BJ  E_R]`` of the points that entered or left in an update are
     kept for the next updates, which mostly repeat them.
 
-    With a ``workspace`` (:class:`ksvm.lsvm.working_set._Workspace`), the factors and
+    With a ``workspace`` (the working-set solver's buffers), the factors and
     the temporaries of a step are taken from it.
 
     Examples
@@ -172,7 +172,7 @@ class BlockSolver:
         return u[free]
 
     def M_times_off(self, u, free):
-        """``Mu`` off ``free`` (zero on ``free``, where :func:`active_set` does not read
+        """``Mu`` off ``free`` (zero on ``free``, where :func:`~ksvm.lsvm.active_set` does not read
         it): from the rows off ``free`` alone when they are fewer than half."""
         off = ~free
         n_off = int(off.sum())

@@ -269,14 +269,17 @@ class LagrangianSVC(BaseKernelClassifier):
         return newton, options
 
     def decision_function(self, X):
-        """As :meth:`BaseKernelClassifier.decision_function`; a Dask ``X`` gives a Dask array."""
+        """As :meth:`~ksvm.base.BaseKernelClassifier.decision_function`.
+
+        A Dask ``X`` gives a Dask array.
+        """
         dask_path = _dask_path(X)
         if dask_path is not None:  # scores chunked like X
             return dask_path.decision_function(self, X)
         return super().decision_function(X)
 
     def predict(self, X):
-        """As :meth:`BaseKernelClassifier.predict`; a Dask ``X`` gives a Dask array."""
+        """As :meth:`~ksvm.base.BaseKernelClassifier.predict`; a Dask ``X`` gives a Dask array."""
         dask_path = _dask_path(X)
         if dask_path is not None:  # labels chunked like X
             return dask_path.predict(self, X)
