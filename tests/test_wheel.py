@@ -120,7 +120,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.slow  # builds a wheel and a virtual environment: about 30 s
+@pytest.mark.slow  # builds a wheel and a virtual environment: about 40 s
 def test_the_wheel_installs_and_fits_outside_the_repository(tmp_path, index_reachable):
     # a copy of what the wheel is made of, so that the build leaves nothing in the tree
     source = tmp_path / "source"
