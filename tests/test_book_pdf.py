@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,24 @@ def test_the_pdf_is_a_whole_book_of_a4_pages(pages):
     assert 8 * len(chapters()) <= n_pages <= 1200, n_pages
     width, height = map(float, re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", info).groups())
     assert (round(width), round(height)) == (595, 842), "the print stylesheet asks for A4"
+
+
+def test_the_pdf_opens_on_a_title_page(pages):
+    """Page one: the title, the authors, the version and the licences; then the preface."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    first = " ".join(pages[0].split())
+    for shown in (
+        " ".join(config["title"].split()),
+        config["author"],
+        f"Version {version}, ",
+        "licensed under CC BY 4.0",
+        "under the BSD 3-Clause licence",
+        "CITATION.cff",
+    ):
+        assert shown in first, f"the first page does not show {shown!r}: {first[:300]!r}"
+    assert "Preface" not in first
+    assert pages[1].lstrip().startswith("Preface"), pages[1][:200]
 
 
 def test_every_chapter_is_in_the_pdf_in_order(pages):

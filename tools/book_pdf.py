@@ -16,6 +16,10 @@ It does two things:
    ``@media print`` block of ``_static/ksvm.css``) hides the sidebars, the
    buttons and the explorers' sliders: an explorer prints its first frame.
 
+The PDF opens on a title page (:func:`title_page`): the book's title and authors from
+``_config.yml``, the version from ``pyproject.toml``, the date of the last commit, and
+the licence statement that the HTML book shows under every page (``html.extra_footer``).
+
 The PDF lands in ``_build/html`` so that the front page links to it by a plain
 relative link.
 
@@ -24,12 +28,17 @@ see :func:`setup`.
 """
 
 import argparse
+import datetime
+import html
 import re
 import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
@@ -114,9 +123,80 @@ def page_at_the_root():
     if not written.is_file():
         sys.exit(f"{written.relative_to(ROOT)} is missing: build the single page first")
     text = re.sub(r'href="book/preface\.html(?=[#"])', 'href="', written.read_text())
+    text = with_title_page(text)
     page = SINGLE / "ksvm-book.html"
     page.write_text(text)
     return page
+
+
+# The title page fills the first sheet alone.  The theme prints the first page's title
+# as a header of its own (#jb-print-docs-body) and hides the title in the page itself;
+# with a title page that header goes and the preface's title is shown again.
+TITLE_PAGE_STYLE = """
+<style>
+  .ksvm-title-page { display: none; }
+  @page :first {
+    @bottom-center { content: none; }
+  }
+  @media print {
+    #jb-print-docs-body { display: none !important; }
+    .bd-main .bd-content .bd-article h1:first-of-type { display: block; }
+    .ksvm-title-page {
+      display: block;
+      break-after: page;
+      padding-top: 60mm;
+      text-align: center;
+      color: #000;
+    }
+    .ksvm-title-page .ksvm-book-title { font-size: 2.6em; font-weight: 500; margin: 0 0 12mm; }
+    .ksvm-title-page .ksvm-book-authors { font-size: 1.5em; margin: 0 0 6mm; }
+    .ksvm-title-page .ksvm-book-version { font-size: 1.1em; margin: 0 0 70mm; }
+    .ksvm-title-page .ksvm-licence { font-size: 0.95em; text-align: left; margin: 0 0 3mm; }
+    .ksvm-title-page .ksvm-cite { font-size: 0.95em; text-align: left; }
+  }
+</style>
+"""
+
+
+def release_date():
+    """The date of the last commit (so that the PDF of one commit is the same on every
+    build), or today's where the book is not a git checkout."""
+    result = subprocess.run(
+        ["git", "log", "-1", "--format=%cs"], cwd=ROOT, capture_output=True, text=True
+    )
+    if result.returncode == 0 and result.stdout.strip():
+        return datetime.date.fromisoformat(result.stdout.strip())
+    return datetime.date.today()
+
+
+def title_page():
+    """The HTML of the PDF's first page: title, authors, version and date, licences."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    date = release_date()
+    return (
+        '<section class="ksvm-title-page">\n'
+        f'<p class="ksvm-book-title">{html.escape(config["title"])}</p>\n'
+        f'<p class="ksvm-book-authors">{html.escape(config["author"])}</p>\n'
+        f'<p class="ksvm-book-version">Version {html.escape(version)}, '
+        f"{date.day} {date:%B %Y}</p>\n"
+        f"{config['html']['extra_footer']}\n"
+        f'<p class="ksvm-licence">Copyright {html.escape(str(config["copyright"]))}, '
+        f"{html.escape(config['author'])}.</p>\n"
+        '<p class="ksvm-cite">To cite the book or the package, see <code>CITATION.cff</code>; '
+        "the licences are <code>LICENSE-TEXT</code> (CC BY 4.0) and <code>LICENSE</code> "
+        "(BSD 3-Clause) in the repository.</p>\n"
+        "</section>\n"
+    )
+
+
+def with_title_page(text):
+    """The single page with a title page before the preface."""
+    article = '<article class="bd-article">'
+    if text.count(article) != 1 or text.count("</head>") != 1:
+        sys.exit("the single page does not have the theme's layout: no place for a title page")
+    text = text.replace("</head>", TITLE_PAGE_STYLE + "</head>")
+    return text.replace(article, article + "\n" + title_page())
 
 
 def chromium_command(page, pdf, budget_ms):
