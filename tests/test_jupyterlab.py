@@ -94,8 +94,9 @@ class Lab:
         write_settings(home / "settings")
         env = {
             **os.environ,
-            # the kernels import this repository's ksvm, whatever is installed
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+            # the kernels import ksvm from the PYTHONPATH the tests run under, else from
+            # this repository, whatever is installed
+            "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)])),
             "JUPYTER_CONFIG_DIR": str(home / "config"),
             # the user data directory; the kernelspec and the lab extensions (the widget
             # manager among them) are still found under sys.prefix/share/jupyter
