@@ -1,10 +1,12 @@
 """ksvm.book.explore: the live widget and the HTML frames show what the drawing function draws."""
 
 import base64
+import io
 import json
 import re
 import shutil
 import subprocess
+import sys
 
 import matplotlib
 
@@ -13,6 +15,8 @@ import numpy as np
 import pytest
 
 from ksvm.book.explore import Explorer
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def draw_line(fig, slope, shift):
@@ -114,3 +118,52 @@ def test_a_browser_moving_the_sliders_sees_the_picture_change(explorer, tmp_path
     dom = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
     assert dom.count('data-selftest="changed"') == 1  # the explorer with six frames
     assert dom.count('data-selftest="unchanged"') == 1  # the one with a single frame
+
+
+def test_the_live_picture_is_drawn_at_twice_the_size_it_is_shown(explorer):
+    # Left to the VBox, JupyterLab stretched the picture to the output area's width and
+    # blurred it; its CSS width is the figure's size at the frames' dpi, and it holds
+    # LIVE_PIXEL_RATIO times as many pixels.
+    from PIL import Image
+
+    from ksvm.book.explore import LIVE_PIXEL_RATIO
+
+    box = explorer.widget()
+    shown = int(explorer.figsize[0] * explorer.dpi)  # the frames' width, 460 px
+    assert box.picture.layout.width == f"{shown}px"
+    width, height = Image.open(io.BytesIO(box.picture.value)).size
+    assert abs(width - LIVE_PIXEL_RATIO * shown) <= 1  # matplotlib truncates 921.6 to 921
+    assert abs(height - LIVE_PIXEL_RATIO * explorer.figsize[1] * explorer.dpi) <= 1
+    assert LIVE_PIXEL_RATIO >= 2
+
+
+def test_show_is_one_output_with_the_live_widget_and_the_frames(explorer):
+    view = explorer.show(live=True)
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", WIDGET_VIEW}
+    assert bundle["text/html"] == explorer.frames_html().page
+    assert bundle[WIDGET_VIEW]["model_id"] == view.widget.model_id
+    assert view.widget.picture.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert bundle["text/plain"].startswith("<explorer: 6 frames")
+    # IPython's formatter, which a kernel uses, sends exactly this bundle
+    from IPython.core.formatters import DisplayFormatter
+
+    data, _ = DisplayFormatter().format(view)
+    assert data[WIDGET_VIEW] == bundle[WIDGET_VIEW] and data["text/html"] == bundle["text/html"]
+
+
+def test_without_a_kernel_show_holds_the_frames_alone(explorer, monkeypatch):
+    # pytest runs no Jupyter kernel: by default the view has no widget to display
+    view = explorer.show()
+    assert view.widget is None
+    assert set(view._repr_mimebundle_()) == {"text/plain", "text/html"}
+    # nor where ipywidgets is missing, even in a kernel
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    assert explorer.show().widget is None
+
+
+def test_a_closed_widget_leaves_the_frames():
+    ex = Explorer(draw_line, {"slope": [1.0, 2.0], "shift": [0]}, caption="closed")
+    view = ex.show(live=True)
+    view.widget.close()
+    assert WIDGET_VIEW not in view._repr_mimebundle_()

@@ -11,6 +11,12 @@ shows itself two ways, from the same drawing function, so the two cannot disagre
   JavaScript that show the frame the sliders select.  It needs no kernel, no
   network and nothing from a CDN, so it works in the built book and offline.
 
+A chapter displays both at once with :meth:`Explorer.show`: one output whose MIME
+bundle holds the live widget's view and the frames' HTML.  JupyterLab renders the
+richest type it can, the live widget; the book's configuration (``_config.yml``,
+``nb_mime_priority_overrides``) drops the widget's type, so the built book shows
+the frames.  A reader therefore sees each explorer once, wherever the chapter is read.
+
 The drawing function takes a matplotlib ``Figure`` and one value per parameter,
 draws, and returns the numbers it shows (a dict), which the page prints under the
 figure and the tests compare with an independent computation.
@@ -25,7 +31,11 @@ import uuid
 
 import numpy as np
 
-__all__ = ["Explorer", "FramesHTML"]
+__all__ = ["Explorer", "ExplorerView", "FramesHTML"]
+
+# The live picture is drawn at this multiple of the frames' resolution and shown at
+# the frames' size, so that it stays sharp on screens of up to this device pixel ratio.
+LIVE_PIXEL_RATIO = 2
 
 
 class Explorer:
@@ -166,12 +176,20 @@ class Explorer:
             )
             for name, values in self.params.items()
         }
-        picture, numbers = widgets.Image(format="png"), widgets.HTML()
+        # The picture's CSS width is fixed to the figure's size at ``dpi``: left free, the
+        # VBox stretches the image to the width of the output area (about twice that in
+        # JupyterLab) and the browser enlarges it, blurred.  It is drawn at
+        # LIVE_PIXEL_RATIO times that size, so that each CSS pixel has that many pixels.
+        width = int(self.figsize[0] * self.dpi)  # as matplotlib rounds the frames' width
+        picture = widgets.Image(
+            format="png", layout=widgets.Layout(width=f"{width}px", max_width="100%")
+        )
+        numbers = widgets.HTML()
 
         def redraw(_change=None):
             fig, shown = self.render(**{name: s.value for name, s in sliders.items()})
             buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", dpi=self.dpi)
+            fig.savefig(buffer, format="png", dpi=self.dpi * LIVE_PIXEL_RATIO)
             plt.close(fig)
             picture.value = buffer.getvalue()
             numbers.value = html.escape(self.describe(shown))
@@ -195,6 +213,28 @@ class Explorer:
         box.sliders, box.picture, box.numbers, box.button = sliders, picture, numbers, button
         redraw()
         return box
+
+    # -- both ------------------------------------------------------------------------
+    def show(self, live=None):
+        """The explorer as one output: the live widget where a kernel runs, and the frames.
+
+        Parameters
+        ----------
+        live : bool, optional
+            Whether to build the live widget.  By default, when ipywidgets can be
+            imported and the code runs in a Jupyter kernel (which carries the widget's
+            messages); otherwise the view holds the frames alone.
+
+        Returns
+        -------
+        view : ExplorerView
+            Displayed by IPython as one MIME bundle with the widget's view (if any),
+            the frames' HTML and a line of text.
+        """
+        frames = self.frames_html()
+        if live is None:
+            live = _in_a_kernel_with_widgets()
+        return ExplorerView(frames, self.widget() if live else None)
 
     # -- HTML --------------------------------------------------------------------------
     def frames(self):
@@ -296,6 +336,50 @@ class FramesHTML:
 
     def __repr__(self):
         return f"<explorer: {self.n_frames} frames, {self.n_bytes / 1e3:.0f} kB: {self.caption}>"
+
+
+class ExplorerView:
+    """What :meth:`Explorer.show` returns: the frames and, optionally, the live widget.
+
+    IPython displays it as one output whose MIME bundle holds
+    ``application/vnd.jupyter.widget-view+json`` (the live widget, when there is one),
+    ``text/html`` (the frames, exactly :meth:`Explorer.frames_html`'s page) and
+    ``text/plain``.  A front end shows the richest type it can render: JupyterLab the
+    widget, the built book (which drops the widget's type) the frames.
+
+    Attributes
+    ----------
+    frames : FramesHTML
+    widget : ipywidgets.VBox or None
+        As :meth:`Explorer.widget` returns it, or None without a kernel.
+    """
+
+    WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+    def __init__(self, frames, widget=None):
+        self.frames, self.widget = frames, widget
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": repr(self.frames), "text/html": self.frames.page}
+        # ipywidgets replaces a closed widget's _repr_mimebundle_ by None
+        widget_bundle = getattr(self.widget, "_repr_mimebundle_", None)
+        view = (widget_bundle() or {}).get(self.WIDGET_VIEW) if callable(widget_bundle) else None
+        if view is not None:
+            bundle[self.WIDGET_VIEW] = view
+        return bundle
+
+    def __repr__(self):
+        return repr(self.frames)
+
+
+def _in_a_kernel_with_widgets():
+    """Whether ipywidgets is importable and this code runs in a Jupyter kernel."""
+    try:
+        import ipywidgets  # noqa: F401
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
 
 
 def _palette_png(png):
