@@ -271,7 +271,9 @@ CELLS_SEEN = """() => {
 
 def open_and_run(page, lab, name):
     """Open book/NAME.ipynb, wait for its kernel, Run > Run All Cells, wait until all ran."""
-    page.goto(f"{lab.url}/lab/tree/book/{name}.ipynb?token={lab.token}")
+    # A workspace of its own: in the shared default one, the second chapter's page would
+    # also reopen the first chapter and attach to its kernel.
+    page.goto(f"{lab.url}/lab/workspaces/{name}/tree/book/{name}.ipynb?reset&token={lab.token}")
     page.wait_for_function(
         f"() => {{ const s = ({NOTEBOOK_STATE})(); return s && s.status === 'idle'; }}",
         timeout=120_000,
