@@ -238,12 +238,14 @@ NOTEBOOK_STATE = """() => {
           cells: panel.content.model.cells.length};
 }"""
 
-# One record per cell of the notebook, in order: its errors shown, the visible text of
-# its input editor, and the explorers in it (live widgets, static frames).
+# One record per cell of the notebook, in order: its errors shown, the source of its input
+# editor if that is visible (not collapsed), and the explorers in it (live widgets, static
+# frames).
 CELLS_SEEN = """() => {
   const visible = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
-  const notebook = document.querySelector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook");
-  return Array.from(notebook.querySelectorAll(".jp-Cell")).map((cell, i) => {
+  const widgets = window.jupyterapp.shell.currentWidget.content.widgets;
+  return Array.from(widgets).map((widget, i) => {
+    const cell = widget.node;
     const editor = cell.querySelector(".jp-InputArea-editor");
     const errors = Array.from(
       cell.querySelectorAll('[data-mime-type="application/vnd.jupyter.error"]'))
@@ -258,7 +260,8 @@ CELLS_SEEN = """() => {
     return {
       index: i,
       type: cell.classList.contains("jp-CodeCell") ? "code" : "other",
-      input: editor && visible(editor) ? editor.innerText : "",
+      // a visible editor shows its whole source (CodeMirror draws only the lines in view)
+      input: editor && visible(editor) ? widget.model.sharedModel.getSource() : "",
       errors: errors.concat(widgetErrors),
       live: live.length,
       liveVisible: live.filter(visible).length,
@@ -305,6 +308,16 @@ def open_and_run(page, lab, name):
         ) from error
 
 
+def assert_every_cell_is_in_the_page(page, name):
+    """Every cell is drawn (windowing is off), so that what is checked is what is shown."""
+    in_page = page.evaluate(
+        "() => document.querySelectorAll("
+        "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell').length"
+    )
+    in_model = page.evaluate(NOTEBOOK_STATE)["cells"]
+    assert in_page == in_model, f"{name}: {in_page} cells in the page, {in_model} in the notebook"
+
+
 def describe(cell):
     return f"cell {cell['index']}"
 
@@ -342,8 +355,7 @@ def test_jupyterlab_is_the_pinned_one():
 def test_chapter_runs_without_an_error(lab, page_of, name):
     page = page_of(name)
     cells = page.evaluate(CELLS_SEEN)
-    n_cells = page.evaluate(NOTEBOOK_STATE)["cells"]
-    assert len(cells) == n_cells, f"{name}: {len(cells)} cells in the page, {n_cells} in the model"
+    assert_every_cell_is_in_the_page(page, name)
     shown = [f"{describe(cell)}: {error}" for cell in cells for error in cell["errors"]]
     assert not shown, f"{name}: the page shows errors:\n" + "\n".join(shown)
 
@@ -400,8 +412,7 @@ def test_explorer_renders_and_its_slider_redraws_the_figure(page_of, name):
 def test_chapter_shows_one_explorer_and_no_listing_source(page_of, name):
     page = page_of(name)
     cells = page.evaluate(CELLS_SEEN)
-    n_cells = page.evaluate(NOTEBOOK_STATE)["cells"]
-    assert len(cells) == n_cells, f"{name}: {len(cells)} cells in the page, {n_cells} in the model"
+    assert_every_cell_is_in_the_page(page, name)
     explorers = [
         f"{describe(c)}: {c['live']} live widget(s) ({c['liveVisible']} visible), "
         f"{c['frames']} static frame(s) ({c['framesVisible']} visible)"
