@@ -4,7 +4,8 @@
 explorers are live there.  This test starts that server (the venv's own
 `python -m jupyter lab`) on a copy of the chapters, opens two chapters that have an
 explorer in headless Chromium (driven by Playwright, launching Debian's `chromium`),
-runs all their cells from the Run menu, and checks what the reader would see:
+clears their stored outputs, runs all their cells from the Run menu in a fresh kernel,
+and checks what the reader would see:
 
 * no cell shows an error, neither in the page nor in the notebook the server saves;
 * the explorer's live widget renders, its slider and its picture visible;
@@ -30,7 +31,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -325,14 +325,20 @@ def describe(cell):
 @pytest.fixture(scope="module")
 def page_of(lab, browser):
     """Open a chapter once per test module, run it, and hand its page to the tests."""
-    pages, contexts = {}, []
+    pages, failures, contexts = {}, {}, []
 
     def get(name):
+        if name in failures:  # a chapter that did not run fails every test of it, at once
+            raise AssertionError(f"{name} did not run in JupyterLab: {failures[name]}")
         if name not in pages:
             context = browser.new_context(viewport={"width": 1280, "height": 1000})
             contexts.append(context)
             page = context.new_page()
-            open_and_run(page, lab, name)
+            try:
+                open_and_run(page, lab, name)
+            except Exception as error:
+                failures[name] = str(error).splitlines()[0]
+                raise
             pages[name] = page
         return pages[name]
 
