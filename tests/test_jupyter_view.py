@@ -46,6 +46,33 @@ def test_cells_the_book_hides_are_folded_in_jupyter(path):
     assert not wrong, "\n".join(wrong) + "\nrun `python tools/fold_hidden_cells.py` to fold them"
 
 
+def _previews_a_listing(source):
+    """True when a cell's first line calls listing() or getsource: JupyterLab previews the
+    first line of a folded cell, so the folded cell would still show the call."""
+    first = source.lstrip().split("\n")[0]
+    return "listing(" in first or "getsource" in first
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_folded_listing_does_not_preview_its_call(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    wrong = [
+        f"{path.stem}, cell {i}: {_first_line(cell)!r}"
+        for i, cell in enumerate(nb["cells"])
+        if cell["cell_type"] == "code" and _previews_a_listing("".join(cell["source"]))
+    ]
+    assert not wrong, (
+        "JupyterLab shows the first line of a folded cell; start these with a comment "
+        "that says what the page shows:\n" + "\n".join(wrong)
+    )
+
+
+def test_the_preview_check_sees():
+    assert _previews_a_listing("listing(ksvm.smo.smo)")
+    assert _previews_a_listing("src = inspect.getsource(f).splitlines()")
+    assert not _previews_a_listing("# the source of ksvm.smo.smo\nlisting(ksvm.smo.smo)")
+
+
 def test_the_rule_folds_what_the_book_hides():
     assert fold_hidden_cells.folds(["remove-cell"]) == {"source_hidden", "outputs_hidden"}
     assert fold_hidden_cells.folds(["hide-cell", "nbval-ignore-output"]) == {

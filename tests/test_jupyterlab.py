@@ -239,8 +239,8 @@ NOTEBOOK_STATE = """() => {
 }"""
 
 # One record per cell of the notebook, in order: its errors shown, the source of its input
-# editor if that is visible (not collapsed), and the explorers in it (live widgets, static
-# frames).
+# editor if that is visible (else the text of its collapsed input: JupyterLab previews the
+# first line), and the explorers in it (live widgets, static frames).
 CELLS_SEEN = """() => {
   const visible = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
   const widgets = window.jupyterapp.shell.currentWidget.content.widgets;
@@ -260,8 +260,11 @@ CELLS_SEEN = """() => {
     return {
       index: i,
       type: cell.classList.contains("jp-CodeCell") ? "code" : "other",
-      // a visible editor shows its whole source (CodeMirror draws only the lines in view)
-      input: editor && visible(editor) ? widget.model.sharedModel.getSource() : "",
+      // a visible editor shows its whole source (CodeMirror draws only the lines in view);
+      // a collapsed one still shows a preview of its first line, which counts as well
+      input: editor && visible(editor) ? widget.model.sharedModel.getSource()
+             : Array.from(cell.querySelectorAll(".jp-Cell-inputWrapper"))
+                 .filter(visible).map((el) => el.innerText).join("\\n"),
       errors: errors.concat(widgetErrors),
       live: live.length,
       liveVisible: live.filter(visible).length,
