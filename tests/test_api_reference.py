@@ -165,7 +165,8 @@ if __name__ == "__main__":
 # ({py:class}`~ksvm.smo.SoftMarginSVC`), not plain code (`SoftMarginSVC`).  Headings,
 # directive lines (an exercise's title) and math are left alone.
 
-CODE_SPAN = re.compile(r"(\{py:\w+\})?`([^`\n]+)`")
+# any role, so that {doc}`weighted_ascent` (a chapter) is not read as the function
+CODE_SPAN = re.compile(r"(\{[\w:.-]+\})?`([^`\n]+)`")
 ROLE_TARGET = re.compile(r"^~?(?:[^<]*<)?([\w.]+)>?$")
 SKIPPED_LINE = ("#", "```", ":::", ":")
 
@@ -209,6 +210,8 @@ def markdown_mentions(nb, names):
                 if line[: match.start()].count("$") % 2:
                     continue  # inside inline math
                 role, text = match.groups()
+                if role and not role.startswith("{py:"):
+                    continue  # a chapter, a glossary term, a citation: not a name of ksvm
                 if role:
                     target = ROLE_TARGET.match(text)
                     name = target.group(1) if target else None
@@ -248,3 +251,6 @@ def test_the_link_check_sees_a_plain_first_mention():
     assert unlinked_first_mentions({"cells": [cell]}, names) == []
     cell["source"] = ["## `smo` in a heading\n", "$x$ and `smo(K, y)` are not a name\n"]
     assert unlinked_first_mentions({"cells": [cell]}, names) == []
+    # a chapter named like a function is a chapter; the function's first mention follows
+    cell["source"] = ["{doc}`weighted_ascent` runs `weighted_ascent`.\n"]
+    assert unlinked_first_mentions({"cells": [cell]}, names) == ["weighted_ascent"]

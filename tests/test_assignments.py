@@ -482,7 +482,7 @@ def test_the_wheel_for_students_holds_the_checks_and_no_solution(tmp_path):
     # The instructors' page hands out a wheel instead of a clone, which holds the solutions.
     source = tmp_path / "source"  # a copy, since building writes build/ beside pyproject.toml
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     for name in ("ksvm", "assignments"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
