@@ -72,6 +72,27 @@ def test_no_page_or_stylesheet_fetches_a_remote_asset():
 
 
 @needs_build
+def test_every_page_states_the_licences():
+    # The footer (html.extra_footer in _config.yml) is what lets a reader reuse a chapter:
+    # it must be under every page of the book, naming both licences and linking them.
+    pages = [p for p in built_pages() if p.parent.name == "book"]
+    assert len(pages) >= len(chapter_pages())
+    missing = [
+        str(path.relative_to(HTML))
+        for path in pages
+        if not all(
+            needle in path.read_text(errors="replace")
+            for needle in (
+                'class="ksvm-licence"',
+                'href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>',
+                "BSD 3-Clause licence",
+            )
+        )
+    ]
+    assert not missing, "pages without the licence footer:\n" + "\n".join(missing)
+
+
+@needs_build
 def test_mathjax_is_shipped_with_the_book():
     assert (HTML / "_static" / "mathjax" / "tex-chtml.js").stat().st_size > 100_000
     fonts = list((HTML / "_static" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
