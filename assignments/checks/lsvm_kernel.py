@@ -15,6 +15,7 @@ from assignments.checks import (
     vector,
     vector_number_and_count,
 )
+from assignments.checks.lsvm_linear import counted
 from ksvm.kernels import polynomial_kernel, rbf_kernel
 from ksvm.lsvm import dual_matrix
 from ksvm.lsvm import lsvm_kernel as reference_lsvm
@@ -259,16 +260,6 @@ def answer(outcome, n, where):
         "b = y'alpha separately",
         where,
     )
-
-
-def counted(n_iter, max_iter, where):
-    """An iteration count must be between 1 and max_iter (check 2 leaves its exact value to
-    check 3)."""
-    if not (1 <= n_iter <= max_iter):
-        raise AssertionError(
-            f"you report n_iter={n_iter} iterations with max_iter={max_iter} {where}: count every "
-            "computed alpha^(t+1), and stop after max_iter iterations"
-        )
 
 
 def solution_case(K, y, nu, kernel, X=None):

@@ -50,7 +50,7 @@ def answer(outcome, d, where):
 
 def counted(n_iter, max_iter, where):
     """An iteration count must be between 1 and max_iter (checks 1 and 3 leave its exact
-    value to check 2)."""
+    value to check 2; assignment 8's check 2 leaves it to its check 3)."""
     if not (1 <= n_iter <= max_iter):
         raise AssertionError(
             f"you report n_iter={n_iter} iterations with max_iter={max_iter} {where}: count every "
