@@ -29,6 +29,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 
+from ._smo_compiled import NEED_ROW, smo_steps
+
 __all__ = ["CachedRows", "GramRows", "SMORun", "SMOStep", "run_smo"]
 
 #: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
@@ -203,12 +205,13 @@ class _Prefetch:
         self.rows, self.count, self.active, self.renew = rows, count, active, renew
         self.candidates, self.age = np.empty(0, dtype=np.intp), renew
 
-    def __call__(self, i, F_up, F_low):
-        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set."""
+    def __call__(self, i, F_up, F_low, keep=()):
+        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set.
+        The rows of the points ``keep`` stay cached."""
         rows, n, k = self.rows, F_up.size, min(self.count, F_up.size - 1)
         i = int(self.active[i])
         if k <= 0:
-            rows.fetch([i])
+            rows.fetch([i], keep=keep)
             return
         if self.age >= self.renew:
             batch = np.concatenate(
@@ -219,7 +222,8 @@ class _Prefetch:
             self.age = 0
         self.age += 1
         batch = self.candidates[~rows.cached(self.candidates)].tolist()
-        rows.fetch(list(dict.fromkeys([i, *batch]))[: max(1, min(2 * k + 1, rows.capacity // 2))])
+        room = (rows.capacity - len(keep)) // 2
+        rows.fetch(list(dict.fromkeys([i, *batch]))[: max(1, min(2 * k + 1, room))], keep=keep)
 
 
 # -- the row providers --------------------------------------------------------------
@@ -244,11 +248,19 @@ class GramRows:
 
     active_set = _ActiveSet
     shrink_share = 0.5
+    compiled = True
 
     def __init__(self, K):
         self.K = K
         self.n = K.shape[0]
         self.diagonal = np.diag(K).copy()
+        self.clock = 0
+
+    def compiled_arrays(self):
+        """What :func:`ksvm._smo_compiled.smo_steps` reads the rows from: ``K`` itself
+        (C-ordered), every row in its own place, and a record of use nobody reads."""
+        K = self.K if self.K.flags.c_contiguous else np.ascontiguousarray(self.K)
+        return K, np.arange(self.n), np.zeros(self.n, dtype=np.int64)
 
     def start(self, active, act):
         """``row(k)``, row ``k`` of ``K`` over the active variables, and
@@ -294,6 +306,54 @@ class CachedRows:
         self.n = columns.m
         self.diagonal = np.asarray(columns.diagonal, dtype=float)
         self._aside = []  # (indices, alpha * y when they were set aside)
+        self._fetch = None
+        # the compiled loop holds the two rows of a pair in the cache at once
+        self.compiled = columns.capacity >= 2
+
+    @property
+    def clock(self):
+        """The cache's clock of row uses (its least recently used row leaves first)."""
+        return self.columns._clock
+
+    @clock.setter
+    def clock(self, value):
+        self.columns._clock = value
+
+    def compiled_arrays(self):
+        """The cache's store of rows, its map from a point to its row (-1 if missing)
+        and its record of use, which :func:`ksvm._smo_compiled.smo_steps` reads and
+        updates in place."""
+        columns = self.columns
+        return columns._store, columns._slot, columns._used
+
+    def fetch_missing(self, active, k, keep, F_up, F_low):
+        """Cache the row of the active variable ``k`` with the next likely candidates,
+        keeping the row of the active variable ``keep`` (-1: none) cached; ``F_up`` and
+        ``F_low`` are ``F`` on ``I_up`` and ``I_low`` (see :func:`_penalties`).
+
+        When the cache holds every row, the candidates are the uncached variables of
+        largest ``F`` in ``I_up`` and smallest in ``I_low``, as many as half the rows
+        computed so far (at least ``2 prefetch + 1``): the blocks grow geometrically,
+        so that a run computes its rows in a few BLAS calls, not one call per miss.
+        Otherwise as :class:`_Prefetch`."""
+        keep = () if keep < 0 else (int(active[keep]),)
+        columns = self.columns
+        if columns.capacity < self.n:
+            if self._fetch is None or self._fetch.active is not active:
+                self._fetch = _Prefetch(columns, self.prefetch, active)
+            self._fetch(k, F_up, F_low, keep=keep)
+            return
+        cached = columns.cached(active)
+        F_up, F_low = F_up.copy(), F_low.copy()
+        F_up[cached], F_low[cached] = -np.inf, np.inf
+        half = min(max(self.prefetch, columns.n_rows_computed // 4), active.size - 1)
+        batch = [int(active[k])]
+        if half > 0:
+            top = np.argpartition(F_up, active.size - 1 - half)[active.size - 1 - half :]
+            bottom = np.argpartition(F_low, half)[: half + 1]
+            top, bottom = top[np.isfinite(F_up[top])], bottom[np.isfinite(F_low[bottom])]
+            batch += active[np.concatenate((top, bottom))].tolist()
+        columns.fetch(list(dict.fromkeys(batch)), keep=keep)
 
     def start(self, active, act):
         """As :meth:`GramRows.start`; a missing row is computed with the next likely
@@ -326,6 +386,30 @@ class CachedRows:
                 F[idx] -= self.product(idx, changed, change[changed])
         self._aside = []
         return F
+
+
+def _compiled_round(rows, active, alpha, F, pos, diag, C, tol, steps, shrink_every, shrink_at,
+                    second_order, shrinking):
+    """One round of :func:`run_smo`'s inner loop by :func:`ksvm._smo_compiled.smo_steps`:
+    the same steps, ``alpha`` and ``F`` (the active variables') updated in place.
+    Returns the gap, the steps taken and the variables out of the race (meaningful
+    only when the round stopped to shrink)."""
+    store, slot, used = rows.compiled_arrays()
+    drop = np.zeros(active.size, dtype=bool)
+    F_up, F_low, state = np.empty(active.size), np.empty(active.size), np.empty(6)
+    countdown, taken = shrink_every, 0
+    while True:
+        status = smo_steps(
+            store, slot, used, rows.clock, active, alpha, F, pos, diag, C, tol,
+            steps - taken, countdown, shrink_every, shrink_at, second_order, shrinking,
+            F_up, F_low, drop, state,
+        )
+        taken += int(state[3])
+        countdown = int(state[4])
+        rows.clock = int(state[5])
+        if status != NEED_ROW:
+            return state[2], taken, drop
+        rows.fetch_missing(active, int(state[0]), int(state[1]), F_up, F_low)
 
 
 # -- the loop ------------------------------------------------------------------------
@@ -472,35 +556,44 @@ def run_smo(
     while True:
         # --- the (sub)problem on the active set: copies of its alpha and F ---
         shrunk = active.size < n
-        act = rows.active_set(
-            alpha_all[active], F_all[active], pos_all[active], diag_all[active], C
-        )
-        row, pair_rows = rows.start(active, act)
-        violating_pair, out_of_race = act.violating_pair, act.out_of_race
-        second_order_j, pair_step = act.second_order_j, act.pair_step
         shrink_at = active.size * rows.shrink_share
-        countdown = shrink_every
-        while True:
-            i, j, gap = violating_pair()
-            if gap <= tol or n_iter >= max_iter:
-                break
-            countdown -= 1
-            if shrinking and countdown <= 0:
-                countdown = shrink_every
-                drop = out_of_race(i, j)
-                if drop.sum() > shrink_at:  # worth going on without them
+        if watch is None and rows.compiled:  # nobody watches: the compiled twin of the loop
+            alpha_a, F_a = alpha_all[active], F_all[active]
+            gap, taken, drop = _compiled_round(
+                rows, active, alpha_a, F_a, pos_all[active], diag_all[active], C, tol,
+                max_iter - n_iter, shrink_every, shrink_at, second_order, shrinking,
+            )
+            n_iter += taken
+        else:
+            act = rows.active_set(
+                alpha_all[active], F_all[active], pos_all[active], diag_all[active], C
+            )
+            row, pair_rows = rows.start(active, act)
+            violating_pair, out_of_race = act.violating_pair, act.out_of_race
+            second_order_j, pair_step = act.second_order_j, act.pair_step
+            countdown = shrink_every
+            while True:
+                i, j, gap = violating_pair()
+                if gap <= tol or n_iter >= max_iter:
                     break
-            Ki = row(i)  # from the Gram matrix or from a cache of rows
-            if second_order:
-                j = second_order_j(i, Ki)
-            Ki, Kj = pair_rows(Ki, j)
-            gain = pair_step(i, j, Ki, Kj)
-            n_iter += 1
-            if watch is not None:
-                watch(act, active, i, j, gain, gap, n_iter)
+                countdown -= 1
+                if shrinking and countdown <= 0:
+                    countdown = shrink_every
+                    drop = out_of_race(i, j)
+                    if drop.sum() > shrink_at:  # worth going on without them
+                        break
+                Ki = row(i)  # from the Gram matrix or from a cache of rows
+                if second_order:
+                    j = second_order_j(i, Ki)
+                Ki, Kj = pair_rows(Ki, j)
+                gain = pair_step(i, j, Ki, Kj)
+                n_iter += 1
+                if watch is not None:
+                    watch(act, active, i, j, gain, gap, n_iter)
+            alpha_a, F_a = act.alpha, act.F
 
-        alpha_all[active] = act.alpha
-        F_all[active] = act.F
+        alpha_all[active] = alpha_a
+        F_all[active] = F_a
         if gap > tol and n_iter < max_iter and (unshrunk_near_optimum or gap > 10 * tol):
             rows.set_aside(active[drop], alpha_all * y)  # left the inner loop to shrink
             active = active[~drop]

@@ -23,6 +23,11 @@ from .kernels import block_rows, make_kernel
 
 __all__ = ["KernelColumns"]
 
+#: Rows computed per kernel call when filling free slots: a block small enough to
+#: stay in a core's cache between the passes of the kernel (its product, its
+#: exponential), large enough for BLAS.
+_FILL_ROWS = 64
+
 
 class KernelColumns:
     """The rows of ``K = k(X, X)`` on demand, cached under a memory budget.
@@ -208,9 +213,10 @@ class KernelColumns:
             return bool(self._slot[idx] >= 0)
         return self._slot[self._index(idx)] >= 0
 
-    def fetch(self, idx):
+    def fetch(self, idx, keep=()):
         """Bring the rows of ``idx`` into the cache, the missing ones computed in
-        one block, without returning them (no copy): a solver's prefetch."""
+        one block, without returning them (no copy): a solver's prefetch.  The
+        cached rows of ``keep`` are not evicted to make room."""
         idx = self._index(idx)
         self._clock += 1
         slots = self._slot[idx]
@@ -218,7 +224,15 @@ class KernelColumns:
         self._used[slots[hit]] = self._clock
         if not hit.all():
             missing = np.unique(idx[~hit])
-            self._store_rows(missing, self._compute(missing), keep=slots[hit])
+            if missing.size <= self.capacity - self._filled:
+                # room for all: computed straight into free slots, a cache-sized
+                # block of rows at a time (no copy, no large temporary)
+                for start in range(0, missing.size, _FILL_ROWS):
+                    self._fill(missing[start : start + _FILL_ROWS])
+                return
+            kept = self._slot[self._index(keep)]
+            kept = np.concatenate([slots[hit], kept[kept >= 0]])
+            self._store_rows(missing, self._compute(missing), keep=kept)
 
     def row(self, i):
         """``K[i, :]`` as a read-only view of the cache, computed first if missing.

@@ -68,6 +68,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier, Solution
+from .kernels import RBFBlock
 
 # run_smo, SMOStep, GramRows and CachedRows are the loop that smo and smo_rows run (written
 # in ksvm._smo_loop), for a caller that watches its steps
@@ -248,6 +249,12 @@ def smo(
     K = check_gram(K, name="K")
     n = K.shape[0]
     y_pm, C, tol, max_iter = _check_problem(y, n, f"K is {n} x {n}", C, tol, max_iter, selection)
+    return _smo_gram(K, y_pm, C, tol, max_iter, selection, shrinking, return_history, stacklevel=3)
+
+
+def _smo_gram(K, y_pm, C, tol, max_iter, selection, shrinking, return_history, stacklevel):
+    """:func:`smo` on checked arguments (``max_iter`` resolved); a warning is said
+    ``stacklevel`` frames up."""
     run = run_smo(
         GramRows(K),
         y_pm,
@@ -259,7 +266,8 @@ def smo(
         history=return_history,
     )
     # the objective recomputed: no drift from the updates
-    result = _result(run, y_pm, C, tol, max_iter, dual_objective(run.alpha, K, y_pm))
+    objective = dual_objective(run.alpha, K, y_pm)
+    result = _result(run, y_pm, C, tol, max_iter, objective, stacklevel + 1)
     result.history = np.array(run.history) if return_history else None
     return result
 
@@ -282,9 +290,9 @@ def _check_problem(y, n, shape, C, tol, max_iter, selection):
     return y_pm, C, tol, max_iter
 
 
-def _result(run, y_pm, C, tol, max_iter, objective):
+def _result(run, y_pm, C, tol, max_iter, objective, stacklevel):
     """The :class:`SMOResult` of a run: the gap and the bias on every variable, and
-    the warning of a run that stopped at ``max_iter``, said to the caller's caller."""
+    the warning of a run that stopped at ``max_iter``, said ``stacklevel`` frames up."""
     alpha, F = run.alpha, run.F
     up_pen, low_pen = _penalties(alpha, y_pm > 0, C)
     gap = float(np.max(F + up_pen) - np.min(F + low_pen))  # on every variable
@@ -301,7 +309,7 @@ def _result(run, y_pm, C, tol, max_iter, objective):
             f"SMO stopped at max_iter={max_iter} with KKT violation {gap:.3g} > tol={tol:g}; "
             f"raise max_iter or tol, or lower C.{hint}",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return SMOResult(
         alpha=alpha,
@@ -399,6 +407,12 @@ def smo_rows(
         y, n, f"The kernel has {n} rows", C, tol, max_iter, selection
     )
     prefetch = check_integer(prefetch, "prefetch", minimum=0)
+    return _smo_rows(columns, y_pm, C, tol, max_iter, selection, shrinking, prefetch, stacklevel=3)
+
+
+def _smo_rows(columns, y_pm, C, tol, max_iter, selection, shrinking, prefetch, stacklevel):
+    """:func:`smo_rows` on checked arguments (``max_iter`` resolved); a warning is said
+    ``stacklevel`` frames up."""
 
     def product(rows, cols, v):
         return _kernel_times(columns.kernel, columns.X, rows, cols, v)
@@ -413,7 +427,27 @@ def smo_rows(
         shrinking=shrinking,
     )
     v = run.alpha * y_pm
-    return _result(run, y_pm, C, tol, max_iter, float(run.alpha.sum() - 0.5 * v @ (y_pm - run.F)))
+    objective = float(run.alpha.sum() - 0.5 * v @ (y_pm - run.F))
+    return _result(run, y_pm, C, tol, max_iter, objective, stacklevel + 1)
+
+
+#: Up to this many points ``SoftMarginSVC(solver='auto')`` forms the Gram matrix; beyond,
+#: it computes the rows it needs.  Measured (``benchmarks/bench_smo.py``, one BLAS thread):
+#: on the three RBF problems there the two paths take the same time at about 4,000
+#: points; below, the Gram matrix by blocks costs less than a run's misses of the cache
+#: (each a return to Python); above, the rows a run never needs cost more.
+GRAM_UP_TO = 4000
+
+
+def _rbf_gram(gamma, X):
+    """The RBF Gram matrix of ``X`` as :class:`ksvm.kernels.RBFBlock` computes its rows
+    (the values :func:`smo_rows` sees), 64 rows per call: a block that stays in a core's
+    cache through the kernel's passes, about twice as fast as one call on the whole."""
+    kernel, n = RBFBlock(gamma, X), X.shape[0]
+    K = np.empty((n, n))
+    for start in range(0, n, 64):
+        kernel(X[start : start + 64], X, out=K[start : start + 64])
+    return K
 
 
 class SoftMarginSVC(BaseKernelClassifier):
@@ -454,10 +488,10 @@ class SoftMarginSVC(BaseKernelClassifier):
         kernel rows (:class:`ksvm.columns.KernelColumns`, ``cache_size``
         megabytes) for the two rows each iteration needs, computed in blocks.
         Both run the same iteration (up to rounding, which can change a
-        few pairs) to the same optimum.  ``'auto'`` uses
-        ``'rows'`` for a named kernel when the Gram matrix (``8 n^2`` bytes)
-        would not fit in ``cache_size`` and no history is kept, ``'gram'``
-        otherwise.
+        few pairs) to the same optimum.  ``'auto'`` uses ``'gram'`` up to
+        4,000 points (``ksvm.smo.GRAM_UP_TO``) when the Gram matrix (``8 n^2`` bytes) fits in
+        ``cache_size``, and ``'rows'`` beyond (for a named kernel with no history
+        kept; ``'gram'`` otherwise).
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by ``solver='rows'`` (scikit-learn's
         ``SVC(cache_size=...)``, libsvm's ``-m``).
@@ -560,18 +594,24 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.solver_ = self._solver(params, X)
         if self.solver_ == "rows":
             return self._kernel_columns(X, params["cache_size"])
+        if self.kernel == "rbf":  # the rows' formula, a block of rows at a time
+            return _rbf_gram(self._gamma, X)
         return super()._training_data(X, params)
 
     def _solve(self, data, y_pm, params):
         """SMO on the Gram matrix (:func:`smo`) or on its rows (:func:`smo_rows`)."""
         p = params
+        n = y_pm.shape[0]
+        # checked by fit: the solvers' own checks (a pass over K among them) are skipped
+        max_iter = max(10**6, 100 * n) if p["max_iter"] is None else p["max_iter"]
         options = dict(
-            tol=p["tol"], max_iter=p["max_iter"], selection=p["selection"], shrinking=p["shrinking"]
+            C=p["C"], tol=p["tol"], max_iter=max_iter, selection=p["selection"],
+            shrinking=p["shrinking"], stacklevel=4,
         )
         if self.solver_ == "rows":
-            result = smo_rows(data, y_pm, p["C"], **options)
+            result = _smo_rows(data, y_pm, prefetch=16, **options)
         else:
-            result = smo(data, y_pm, p["C"], return_history=p["keep_history"], **options)
+            result = _smo_gram(data, y_pm, return_history=p["keep_history"], **options)
         self.kkt_gap_ = result.gap
         self.dual_objective_ = result.objective
         self.history_ = result.history
@@ -596,4 +636,5 @@ class SoftMarginSVC(BaseKernelClassifier):
             n = shape[0] if shape else len(X)
         except TypeError:
             return "gram"  # not array-like: fit's validation says what is wrong
-        return "rows" if 8.0 * n * n > p["cache_size"] * 2**20 else "gram"
+        fits = 8.0 * n * n <= p["cache_size"] * 2**20
+        return "gram" if fits and n <= GRAM_UP_TO else "rows"
