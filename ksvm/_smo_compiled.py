@@ -22,7 +22,7 @@ the row and calls again, and the loop starts over from the same state.
 import numba
 import numpy as np
 
-__all__ = ["CONVERGED", "NEED_ROW", "OUT_OF_STEPS", "SHRINK", "smo_steps"]
+__all__ = ["CONVERGED", "NEED_ROW", "OUT_OF_STEPS", "SHRINK", "smo_steps", "store_rows"]
 
 #: What :func:`smo_steps` returns: why it stopped.
 CONVERGED, OUT_OF_STEPS, SHRINK, NEED_ROW = 0, 1, 2, 3
@@ -112,10 +112,13 @@ def smo_steps(
     shrink_at,
     second_order,
     shrinking,
+    up,
+    low,
     F_up,
     F_low,
     drop,
     state,
+    resume,
 ):
     """SMO steps on the active variables until there is a reason to stop.
 
@@ -142,15 +145,22 @@ def smo_steps(
     shrink_at : float
         Stop with ``SHRINK`` when more than this many are out of the race.
     second_order, shrinking : bool
+    up, low : ndarrays of bool, shape (m,)
+        Written: membership of ``I_up`` and ``I_low``.
     F_up, F_low : ndarrays of shape (m,)
         Written: ``F`` on ``I_up`` and -inf elsewhere, ``F`` on ``I_low`` and +inf
         elsewhere, kept up to date with ``F`` (what a prefetch ranks its candidates by).
     drop : ndarray of bool, shape (m,)
         Written at a ``SHRINK`` stop: the variables out of the race.
-    state : ndarray of float, shape (6,)
+    state : ndarray of float, shape (11,)
         Written at every stop: the pair ``i``, ``j`` (for ``NEED_ROW``, the active
         position of the missing row and of the row to keep, or -1), the gap, the
-        steps taken, ``countdown`` and ``clock``.
+        steps taken, ``countdown`` and ``clock``; then, for ``NEED_ROW``, where to
+        resume: ``i``, the maximal violating ``j``, their ``F``, and the second index
+        if it was chosen (else -1).
+    resume : bool
+        Go on from a ``NEED_ROW`` stop (``up``, ``low``, ``F_up``, ``F_low`` and
+        ``state`` as that call left them) instead of starting afresh.
 
     Returns
     -------
@@ -159,12 +169,15 @@ def smo_steps(
     """
     m = active.size
     taken = 0
-    up, low = np.empty(m, dtype=np.bool_), np.empty(m, dtype=np.bool_)
-    for t in range(m):
-        up[t], low[t] = _in_up(alpha[t], pos[t], C), _in_low(alpha[t], pos[t], C)
-        F_up[t] = F[t] if up[t] else -np.inf
-        F_low[t] = F[t] if low[t] else np.inf
-    i, j, Fi, Fj = _violating_pair(F_up, F_low)
+    if resume:
+        i, jm, Fi, Fj, known = int(state[6]), int(state[7]), state[8], state[9], int(state[10])
+    else:
+        for t in range(m):
+            up[t], low[t] = _in_up(alpha[t], pos[t], C), _in_low(alpha[t], pos[t], C)
+            F_up[t] = F[t] if up[t] else -np.inf
+            F_low[t] = F[t] if low[t] else np.inf
+        i, jm, Fi, Fj = _violating_pair(F_up, F_low)
+        known = -1
     while True:
         gap = Fi - Fj
         if gap <= tol:
@@ -176,9 +189,13 @@ def smo_steps(
         si = slot[active[i]]
         if si < 0:
             state[0], state[1], status = i, -1, NEED_ROW
+            state[6], state[7], state[8], state[9], state[10] = i, jm, Fi, Fj, -1
             break
         Ki = store[si]
-        if second_order:
+        j = jm
+        if known >= 0:
+            j, known = known, -1
+        elif second_order:
             # the t in I_low with F_t < F_i of largest (F_i - F_t)^2 / a_it (0 for
             # the others, as _ActiveSet.second_order_j); the quotient is formed only
             # where it may beat the best so far (a product with a margin of 1e-12
@@ -202,6 +219,7 @@ def smo_steps(
         sj = slot[active[j]]
         if sj < 0:
             state[0], state[1], status = j, i, NEED_ROW
+            state[6], state[7], state[8], state[9], state[10] = i, jm, Fi, Fj, j
             break
         Kj = store[sj]
         countdown -= 1
@@ -249,12 +267,42 @@ def smo_steps(
             F[t] = f
             F_up[t] = f if up[t] else -np.inf
             F_low[t] = f if low[t] else np.inf
-        i, j, Fi, Fj = _violating_pair(F_up, F_low)
+        i, jm, Fi, Fj = _violating_pair(F_up, F_low)
     if status != NEED_ROW:
         state[0] = i
-        state[1] = j
+        state[1] = jm
     state[2] = gap
     state[3] = taken
     state[4] = countdown
     state[5] = clock
     return status
+
+
+@numba.njit(cache=True)
+def store_rows(points, rows, keep, store, slot, owner, used, clock, filled):
+    """Put ``rows``, the kernel rows of ``points``, in a cache's store
+    (:class:`ksvm.columns.KernelColumns`'s arrays, updated in place).
+
+    A point already cached is skipped.  A row takes a free slot while there is one
+    (``filled[0]``, the slots in use, grows), else the least recently used slot's,
+    never the slot ``keep`` (-1: none), whose point leaves the cache.  What
+    ``KernelColumns`` does in numpy with a sort of the record of use: here one pass
+    over the slots per row, without a return to Python, for the misses of
+    :func:`smo_steps`, typically one or two rows at a time.
+    """
+    capacity = store.shape[0]
+    for r in range(points.size):
+        p = points[r]
+        if slot[p] >= 0:
+            continue
+        if filled[0] < capacity:
+            s = filled[0]
+            filled[0] += 1
+        else:
+            s, oldest = -1, np.iinfo(np.int64).max
+            for q in range(capacity):
+                if q != keep and used[q] < oldest:
+                    s, oldest = q, used[q]
+            slot[owner[s]] = -1
+        store[s, :] = rows[r]
+        owner[s], slot[p], used[s] = p, s, clock

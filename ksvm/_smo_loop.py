@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 
-from ._smo_compiled import NEED_ROW, smo_steps
+from ._smo_compiled import NEED_ROW, smo_steps, store_rows
 
 __all__ = ["CachedRows", "GramRows", "SMORun", "SMOStep", "run_smo"]
 
@@ -205,14 +205,18 @@ class _Prefetch:
         self.rows, self.count, self.active, self.renew = rows, count, active, renew
         self.candidates, self.age = np.empty(0, dtype=np.intp), renew
 
-    def __call__(self, i, F_up, F_low, keep=()):
-        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set.
-        The rows of the points ``keep`` stay cached."""
+    def __call__(self, i, F_up, F_low):
+        """Make row ``active[i]`` cached; ``F_up``, ``F_low`` over the active set."""
+        self.rows.fetch(self.batch(i, F_up, F_low))
+
+    def batch(self, i, F_up, F_low, kept=0):
+        """The points whose rows to compute: ``active[i]`` first, then the uncached
+        candidates, as many as leave half the cache alone (besides ``kept`` rows
+        that must stay)."""
         rows, n, k = self.rows, F_up.size, min(self.count, F_up.size - 1)
         i = int(self.active[i])
         if k <= 0:
-            rows.fetch([i], keep=keep)
-            return
+            return [i]
         if self.age >= self.renew:
             batch = np.concatenate(
                 (np.argpartition(F_up, n - 1 - k)[n - 1 - k :], np.argpartition(F_low, k)[: k + 1])
@@ -221,9 +225,9 @@ class _Prefetch:
             self.candidates = self.active[batch]
             self.age = 0
         self.age += 1
-        batch = self.candidates[~rows.cached(self.candidates)].tolist()
-        room = (rows.capacity - len(keep)) // 2
-        rows.fetch(list(dict.fromkeys([i, *batch]))[: max(1, min(2 * k + 1, room))], keep=keep)
+        batch = self.candidates[rows._slot[self.candidates] < 0].tolist()
+        room = (rows.capacity - kept) // 2
+        return list(dict.fromkeys([i, *batch]))[: max(1, min(2 * k + 1, room))]
 
 
 # -- the row providers --------------------------------------------------------------
@@ -299,7 +303,7 @@ class CachedRows:
     """
 
     active_set = _ActiveSetBLAS
-    shrink_share = 0.1
+    shrink_share = 0.0
 
     def __init__(self, columns, product, prefetch=16):
         self.columns, self.product, self.prefetch = columns, product, prefetch
@@ -336,13 +340,27 @@ class CachedRows:
         computed so far (at least ``2 prefetch + 1``): the blocks grow geometrically,
         so that a run computes its rows in a few BLAS calls, not one call per miss.
         Otherwise as :class:`_Prefetch`."""
-        keep = () if keep < 0 else (int(active[keep]),)
         columns = self.columns
         if columns.capacity < self.n:
             if self._fetch is None or self._fetch.active is not active:
                 self._fetch = _Prefetch(columns, self.prefetch, active)
-            self._fetch(k, F_up, F_low, keep=keep)
+            keep_slot = -1 if keep < 0 else int(columns._slot[active[keep]])
+            batch = np.array(self._fetch.batch(k, F_up, F_low, 0 if keep < 0 else 1))
+            filled = np.array([columns._filled])
+            store_rows(
+                batch,
+                columns._scratch_rows(batch),
+                keep_slot,
+                columns._store,
+                columns._slot,
+                columns._owner,
+                columns._used,
+                columns._clock,
+                filled,
+            )
+            columns._filled = int(filled[0])
             return
+        keep = () if keep < 0 else (int(active[keep]),)
         cached = columns.cached(active)
         F_up, F_low = F_up.copy(), F_low.copy()
         F_up[cached], F_low[cached] = -np.inf, np.inf
@@ -388,21 +406,56 @@ class CachedRows:
         return F
 
 
-def _compiled_round(rows, active, alpha, F, pos, diag, C, tol, steps, shrink_every, shrink_at,
-                    second_order, shrinking):
+def _compiled_round(
+    rows,
+    active,
+    alpha,
+    F,
+    pos,
+    diag,
+    C,
+    tol,
+    steps,
+    shrink_every,
+    shrink_at,
+    second_order,
+    shrinking,
+):
     """One round of :func:`run_smo`'s inner loop by :func:`ksvm._smo_compiled.smo_steps`:
     the same steps, ``alpha`` and ``F`` (the active variables') updated in place.
     Returns the gap, the steps taken and the variables out of the race (meaningful
     only when the round stopped to shrink)."""
     store, slot, used = rows.compiled_arrays()
-    drop = np.zeros(active.size, dtype=bool)
-    F_up, F_low, state = np.empty(active.size), np.empty(active.size), np.empty(6)
-    countdown, taken = shrink_every, 0
+    m = active.size
+    up, low, drop = np.empty(m, dtype=bool), np.empty(m, dtype=bool), np.zeros(m, dtype=bool)
+    F_up, F_low, state = np.empty(m), np.empty(m), np.empty(11)
+    countdown, taken, resume = shrink_every, 0, False
     while True:
         status = smo_steps(
-            store, slot, used, rows.clock, active, alpha, F, pos, diag, C, tol,
-            steps - taken, countdown, shrink_every, shrink_at, second_order, shrinking,
-            F_up, F_low, drop, state,
+            store,
+            slot,
+            used,
+            rows.clock,
+            active,
+            alpha,
+            F,
+            pos,
+            diag,
+            C,
+            tol,
+            steps - taken,
+            countdown,
+            shrink_every,
+            shrink_at,
+            second_order,
+            shrinking,
+            up,
+            low,
+            F_up,
+            F_low,
+            drop,
+            state,
+            resume,
         )
         taken += int(state[3])
         countdown = int(state[4])
@@ -410,6 +463,7 @@ def _compiled_round(rows, active, alpha, F, pos, diag, C, tol, steps, shrink_eve
         if status != NEED_ROW:
             return state[2], taken, drop
         rows.fetch_missing(active, int(state[0]), int(state[1]), F_up, F_low)
+        resume = True  # the cache changed, nothing else: go on where the loop stopped
 
 
 # -- the loop ------------------------------------------------------------------------
@@ -560,8 +614,19 @@ def run_smo(
         if watch is None and rows.compiled:  # nobody watches: the compiled twin of the loop
             alpha_a, F_a = alpha_all[active], F_all[active]
             gap, taken, drop = _compiled_round(
-                rows, active, alpha_a, F_a, pos_all[active], diag_all[active], C, tol,
-                max_iter - n_iter, shrink_every, shrink_at, second_order, shrinking,
+                rows,
+                active,
+                alpha_a,
+                F_a,
+                pos_all[active],
+                diag_all[active],
+                C,
+                tol,
+                max_iter - n_iter,
+                shrink_every,
+                shrink_at,
+                second_order,
+                shrinking,
             )
             n_iter += taken
         else:

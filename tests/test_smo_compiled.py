@@ -2,14 +2,15 @@
 
 import numpy as np
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 
 from ksvm import SoftMarginSVC, kernels
+from ksvm._rbf_compiled import FEW_FEATURES, RBFFewFeatures
 from ksvm._smo_compiled import _violating_pair
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard, make_noisy_2d, make_separable_2d
 from ksvm.kernels import RBFBlock
-from ksvm.smo import GRAM_UP_TO, CachedRows, GramRows, run_smo, smo
+from ksvm.smo import GRAM_UP_TO, CachedRows, GramRows, _rbf_rows, run_smo, smo
 
 
 def watched(provider, y, C, **options):
@@ -141,3 +142,31 @@ def test_auto_forms_the_gram_matrix_up_to_the_measured_size():
         X, y = make_noisy_2d(n, flip=0.1, seed=0)
         clf = SoftMarginSVC(C=0.01, gamma=1.0, tol=1e-2).fit(X, y)
         assert clf.solver_ == solver
+
+
+def test_the_rbf_of_few_features_equals_the_kernels_of_the_book():
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(50, 3)), rng.normal(size=(7, 3))
+    k = RBFFewFeatures(0.7, X)
+    assert_allclose(k(Y, X), kernels.rbf_kernel(Y, X, gamma=0.7), rtol=1e-14, atol=0)
+    assert_allclose(k(Y, X[::2]), kernels.rbf_kernel(Y, X[::2], gamma=0.7), rtol=1e-14, atol=0)
+    K = k(X, X)
+    assert_array_equal(K, K.T)  # exactly symmetric
+    assert_array_equal(np.diag(K), 1.0)
+    out = np.empty((7, 50))
+    assert k(Y, X, out=out) is out
+    with pytest.raises(ValueError, match="features"):
+        k(Y[:, :2], X)
+    with pytest.raises(ValueError, match="shape"):
+        k(Y, X, out=np.empty((7, 49)))
+
+
+@pytest.mark.parametrize("n_features, kind", [(2, RBFFewFeatures), (FEW_FEATURES + 1, RBFBlock)])
+def test_the_estimator_computes_rbf_rows_by_the_number_of_features(n_features, kind):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, n_features))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=120) > 0, 1, -1)
+    assert isinstance(_rbf_rows(0.5, X), kind)
+    rows = SoftMarginSVC(gamma=0.5, solver="rows", tol=1e-8).fit(X, y)
+    gram = SoftMarginSVC(gamma=0.5, solver="gram", tol=1e-8).fit(X, y)
+    assert rows.dual_objective_ == pytest.approx(gram.dual_objective_, rel=1e-10)
