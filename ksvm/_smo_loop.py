@@ -298,8 +298,9 @@ class CachedRows:
     Attributes
     ----------
     n, diagonal, active_set, shrink_share
-        As for :class:`GramRows`; the arithmetic is the BLAS-backed one, and a
-        tenth of the active variables out of the race is enough to shrink.
+        As for :class:`GramRows`; the arithmetic is the BLAS-backed one, and one
+        variable out of the race is enough to shrink (a round costs no copy here,
+        and the fewer the active variables, the fewer the rows a run asks for).
     """
 
     active_set = _ActiveSetBLAS

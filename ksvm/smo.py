@@ -358,8 +358,8 @@ def smo_rows(
     of the next likely candidates (the ``prefetch`` largest ``F`` in ``I_up``
     and smallest in ``I_low``), in one block through BLAS.
 
-    Shrinking works as libsvm's: once a tenth of the active variables are out
-    of the race (see :func:`smo`), the iteration goes on with the rest, on
+    Shrinking works as libsvm's: once any active variable is out of the race
+    (see :func:`smo`), the iteration goes on with the rest, on
     their entries of the cached rows (one cache for the whole run).  The
     ``F`` of the variables set aside is brought up to date only when they
     are taken back, with one product
