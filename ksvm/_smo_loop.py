@@ -29,8 +29,6 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg.blas import daxpy as _axpy
 
-from ._smo_compiled import NEED_ROW, smo_steps, store_rows
-
 __all__ = ["CachedRows", "GramRows", "SMORun", "SMOStep", "run_smo"]
 
 #: Curvature used when a_ij <= 0 (a kernel that is not PSD, or two equal points).
@@ -261,7 +259,7 @@ class GramRows:
         self.clock = 0
 
     def compiled_arrays(self):
-        """What :func:`ksvm._smo_compiled.smo_steps` reads the rows from: ``K`` itself
+        """What ``ksvm._smo_compiled.smo_steps`` reads the rows from: ``K`` itself
         (C-ordered), every row in its own place, and a record of use nobody reads."""
         K = self.K if self.K.flags.c_contiguous else np.ascontiguousarray(self.K)
         return K, np.arange(self.n), np.zeros(self.n, dtype=np.int64)
@@ -326,7 +324,7 @@ class CachedRows:
 
     def compiled_arrays(self):
         """The cache's store of rows, its map from a point to its row (-1 if missing)
-        and its record of use, which :func:`ksvm._smo_compiled.smo_steps` reads and
+        and its record of use, which ``ksvm._smo_compiled.smo_steps`` reads and
         updates in place."""
         columns = self.columns
         return columns._store, columns._slot, columns._used
@@ -345,6 +343,8 @@ class CachedRows:
         if columns.capacity < self.n:
             if self._fetch is None or self._fetch.active is not active:
                 self._fetch = _Prefetch(columns, self.prefetch, active)
+            from ._smo_compiled import store_rows
+
             keep_slot = -1 if keep < 0 else int(columns._slot[active[keep]])
             batch = np.array(self._fetch.batch(k, F_up, F_low, 0 if keep < 0 else 1))
             filled = np.array([columns._filled])
@@ -422,10 +422,12 @@ def _compiled_round(
     second_order,
     shrinking,
 ):
-    """One round of :func:`run_smo`'s inner loop by :func:`ksvm._smo_compiled.smo_steps`:
+    """One round of :func:`run_smo`'s inner loop by ``ksvm._smo_compiled.smo_steps``:
     the same steps, ``alpha`` and ``F`` (the active variables') updated in place.
     Returns the gap, the steps taken and the variables out of the race (meaningful
     only when the round stopped to shrink)."""
+    from ._smo_compiled import NEED_ROW, smo_steps  # numba loads with the first run
+
     store, slot, used = rows.compiled_arrays()
     m = active.size
     up, low, drop = np.empty(m, dtype=bool), np.empty(m, dtype=bool), np.zeros(m, dtype=bool)

@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._rbf_compiled import FEW_FEATURES, RBFFewFeatures
 from ._smo_loop import CachedRows, GramRows, SMOStep, _penalties, run_smo
 from ._validation import (
     check_bool,
@@ -443,8 +442,10 @@ GRAM_UP_TO = 4000
 
 def _rbf_rows(gamma, X):
     """The RBF kernel the estimator computes its rows with: from the differences
-    (:class:`ksvm._rbf_compiled.RBFFewFeatures`) for points of few features, by
+    (``ksvm._rbf_compiled.RBFFewFeatures``) for points of few features, by
     libsvm's formula (:class:`ksvm.kernels.RBFBlock`) otherwise."""
+    from ._rbf_compiled import FEW_FEATURES, RBFFewFeatures  # numba loads with the first fit
+
     if X.shape[1] <= FEW_FEATURES:
         return RBFFewFeatures(gamma, X)
     return RBFBlock(gamma, X)
