@@ -94,33 +94,92 @@ def _violating_pair(F_up, F_low):
 
 
 @numba.njit(cache=True)
-def smo_steps(
-    store,
-    slot,
-    used,
-    clock,
-    active,
-    alpha,
-    F,
-    pos,
-    diag,
-    C,
-    tol,
-    steps,
-    countdown,
-    shrink_every,
-    shrink_at,
-    second_order,
-    shrinking,
-    up,
-    low,
-    F_up,
-    F_low,
-    drop,
-    state,
-    resume,
-):
+def _membership(alpha, pos, C, F, up, low, F_up, F_low):
+    """``up``, ``low``: the membership of ``I_up`` and ``I_low``; ``F_up``, ``F_low``:
+    ``F`` on each set and -inf / +inf elsewhere."""
+    for t in range(alpha.size):
+        up[t], low[t] = _in_up(alpha[t], pos[t], C), _in_low(alpha[t], pos[t], C)
+        F_up[t] = F[t] if up[t] else -np.inf
+        F_low[t] = F[t] if low[t] else np.inf
+
+
+@numba.njit(cache=True)
+def _second_index(Ki, active, F_low, diag, i, Fi):
+    """The ``t`` in ``I_low`` with ``F_t < F_i`` of largest ``(F_i - F_t)^2 / a_it`` (0
+    for the others, as ``_ActiveSet.second_order_j``), -1 if there is none.
+
+    The quotient is formed only where it may beat the best so far (a product with a
+    margin of 1e-12 rules the others out exactly), so that the loop's one
+    data-dependent branch is rarely taken.
+    """
+    best, bound, jj, di = 0.0, 0.0, -1, diag[i]
+    for t in range(F_low.size):
+        b = Fi - F_low[t]
+        if b < 0.0:
+            b = 0.0
+        curv = Ki[active[t]] * -2.0 + diag[t] + di
+        if curv < _TAU:
+            curv = _TAU
+        b2 = b * b
+        if b2 > bound * curv:
+            score = b2 / curv
+            if score > best:
+                best, bound, jj = score, score * (1.0 - 1e-12), t
+    return jj
+
+
+@numba.njit(cache=True)
+def _out_of_race(up, low, F, Fi, Fj, drop):
+    """Mark in ``drop`` the variables out of the race, as ``_ActiveSet.out_of_race``
+    (``Fj``: the minimum over ``I_low``, of the maximal violating pair); their count."""
+    count = 0
+    for t in range(F.size):
+        out = (up[t] and not low[t] and Fj > F[t]) or (low[t] and not up[t] and Fi < F[t])
+        drop[t] = out
+        count += out
+    return count
+
+
+@numba.njit(cache=True)
+def _pair_step(alpha, F, pos, diag, Kij, i, j, C):
+    """Move ``alpha_i``, ``alpha_j`` as ``_ActiveSet.pair_step``; return the step ``t``."""
+    a = diag[i] + diag[j] - 2.0 * Kij
+    if a <= 0:
+        a = _TAU
+    t = (F[i] - F[j]) / a
+    ai, aj = alpha[i], alpha[j]
+    if pos[i]:
+        lo_i, hi_i = -ai, C - ai
+    else:
+        lo_i, hi_i = ai - C, ai
+    if pos[j]:
+        lo_j, hi_j = aj - C, aj
+    else:
+        lo_j, hi_j = -aj, C - aj
+    t = min(max(t, lo_i, lo_j), hi_i, hi_j)
+    alpha[i] = _snap(ai + t if pos[i] else ai - t, C)
+    alpha[j] = _snap(aj - t if pos[j] else aj + t, C)
+    return t
+
+
+@numba.njit(cache=True)
+def _update(F, F_up, F_low, up, low, Ki, Kj, active, t):
+    """``F -= t (K_i - K_j)``, and its restrictions to ``I_up`` and ``I_low``."""
+    for k in range(F.size):
+        g = active[k]
+        f = F[k] - (Ki[g] - Kj[g]) * t
+        F[k] = f
+        F_up[k] = f if up[k] else -np.inf
+        F_low[k] = f if low[k] else np.inf
+
+
+@numba.njit(cache=True)
+def smo_steps(cache, clock, problem, C, tol, steps, countdown, shrink, work, resume):
     """SMO steps on the active variables until there is a reason to stop.
+
+    The arrays come in four tuples: ``cache = (store, slot, used)``, ``problem =
+    (active, alpha, F, pos, diag)``, ``shrink = (shrink_every, shrink_at, second_order,
+    shrinking)`` and ``work = (up, low, F_up, F_low, drop, state)``.
 
     Parameters
     ----------
@@ -167,15 +226,15 @@ def smo_steps(
     status : int
         ``CONVERGED``, ``OUT_OF_STEPS``, ``SHRINK`` or ``NEED_ROW``.
     """
-    m = active.size
+    store, slot, used = cache
+    active, alpha, F, pos, diag = problem
+    shrink_every, shrink_at, second_order, shrinking = shrink
+    up, low, F_up, F_low, drop, state = work
     taken = 0
     if resume:
         i, jm, Fi, Fj, known = int(state[6]), int(state[7]), state[8], state[9], int(state[10])
     else:
-        for t in range(m):
-            up[t], low[t] = _in_up(alpha[t], pos[t], C), _in_low(alpha[t], pos[t], C)
-            F_up[t] = F[t] if up[t] else -np.inf
-            F_low[t] = F[t] if low[t] else np.inf
+        _membership(alpha, pos, C, F, up, low, F_up, F_low)
         i, jm, Fi, Fj = _violating_pair(F_up, F_low)
         known = -1
     while True:
@@ -196,24 +255,7 @@ def smo_steps(
         if known >= 0:
             j, known = known, -1
         elif second_order:
-            # the t in I_low with F_t < F_i of largest (F_i - F_t)^2 / a_it (0 for
-            # the others, as _ActiveSet.second_order_j); the quotient is formed only
-            # where it may beat the best so far (a product with a margin of 1e-12
-            # rules the others out exactly), so that the loop's one data-dependent
-            # branch is rarely taken
-            best, bound, jj, di = 0.0, 0.0, -1, diag[i]
-            for t in range(m):
-                b = Fi - F_low[t]
-                if b < 0.0:
-                    b = 0.0
-                curv = Ki[active[t]] * -2.0 + diag[t] + di
-                if curv < _TAU:
-                    curv = _TAU
-                b2 = b * b
-                if b2 > bound * curv:
-                    score = b2 / curv
-                    if score > best:
-                        best, bound, jj = score, score * (1.0 - 1e-12), t
+            jj = _second_index(Ki, active, F_low, diag, i, Fi)
             if jj >= 0:
                 j = jj
         sj = slot[active[j]]
@@ -225,48 +267,19 @@ def smo_steps(
         countdown -= 1
         if shrinking and countdown <= 0:
             countdown = shrink_every
-            # the mvp j (argmin over I_low) bounds the race, as in _ActiveSet.out_of_race
-            count = 0
-            for t in range(m):
-                out = (up[t] and not low[t] and Fj > F[t]) or (low[t] and not up[t] and Fi < F[t])
-                drop[t] = out
-                count += out
-            if count > shrink_at:
+            if _out_of_race(up, low, F, Fi, Fj, drop) > shrink_at:
                 status = SHRINK
                 break
         clock += 1
         used[si] = clock
         clock += 1
         used[sj] = clock
-        # the pair step, as _ActiveSet.pair_step
-        a = diag[i] + diag[j] - 2.0 * Ki[active[j]]
-        if a <= 0:
-            a = _TAU
-        dF = F[i] - F[j]
-        t_ = dF / a
-        ai, aj = alpha[i], alpha[j]
-        if pos[i]:
-            lo_i, hi_i = -ai, C - ai
-        else:
-            lo_i, hi_i = ai - C, ai
-        if pos[j]:
-            lo_j, hi_j = aj - C, aj
-        else:
-            lo_j, hi_j = -aj, C - aj
-        t_ = min(max(t_, lo_i, lo_j), hi_i, hi_j)
-        alpha[i] = _snap(ai + t_ if pos[i] else ai - t_, C)
-        alpha[j] = _snap(aj - t_ if pos[j] else aj + t_, C)
+        t = _pair_step(alpha, F, pos, diag, Ki[active[j]], i, j, C)
         for k in (i, j):
             up[k] = _in_up(alpha[k], pos[k], C)
             low[k] = _in_low(alpha[k], pos[k], C)
         taken += 1
-        # F -= t (K_i - K_j), and its restrictions to I_up and I_low
-        for t in range(m):
-            g = active[t]
-            f = F[t] - (Ki[g] - Kj[g]) * t_
-            F[t] = f
-            F_up[t] = f if up[t] else -np.inf
-            F_low[t] = f if low[t] else np.inf
+        _update(F, F_up, F_low, up, low, Ki, Kj, active, t)
         i, jm, Fi, Fj = _violating_pair(F_up, F_low)
     if status != NEED_ROW:
         state[0] = i

@@ -407,27 +407,15 @@ class CachedRows:
         return F
 
 
-def _compiled_round(
-    rows,
-    active,
-    alpha,
-    F,
-    pos,
-    diag,
-    C,
-    tol,
-    steps,
-    shrink_every,
-    shrink_at,
-    second_order,
-    shrinking,
-):
+def _compiled_round(rows, active, alpha, F, pos, diag, C, tol, options):
     """One round of :func:`run_smo`'s inner loop by ``ksvm._smo_compiled.smo_steps``:
     the same steps, ``alpha`` and ``F`` (the active variables') updated in place.
-    Returns the gap, the steps taken and the variables out of the race (meaningful
-    only when the round stopped to shrink)."""
+    ``options`` are the most steps to take, ``shrink_every``, ``shrink_at``,
+    ``second_order`` and ``shrinking``.  Returns the gap, the steps taken and the
+    variables out of the race (meaningful only when the round stopped to shrink)."""
     from ._smo_compiled import NEED_ROW, smo_steps  # numba loads with the first run
 
+    steps, shrink_every, shrink_at, second_order, shrinking = options
     store, slot, used = rows.compiled_arrays()
     m = active.size
     up, low, drop = np.empty(m, dtype=bool), np.empty(m, dtype=bool), np.zeros(m, dtype=bool)
@@ -435,31 +423,10 @@ def _compiled_round(
     countdown, taken, resume = shrink_every, 0, False
     while True:
         status = smo_steps(
-            store,
-            slot,
-            used,
-            rows.clock,
-            active,
-            alpha,
-            F,
-            pos,
-            diag,
-            C,
-            tol,
-            steps - taken,
-            countdown,
-            shrink_every,
-            shrink_at,
-            second_order,
-            shrinking,
-            up,
-            low,
-            F_up,
-            F_low,
-            drop,
-            state,
-            resume,
-        )
+            (store, slot, used), rows.clock, (active, alpha, F, pos, diag), C, tol,
+            steps - taken, countdown, (shrink_every, shrink_at, second_order, shrinking),
+            (up, low, F_up, F_low, drop, state), resume,
+        )  # fmt: skip
         taken += int(state[3])
         countdown = int(state[4])
         rows.clock = int(state[5])
@@ -617,20 +584,9 @@ def run_smo(
         if watch is None and rows.compiled:  # nobody watches: the compiled twin of the loop
             alpha_a, F_a = alpha_all[active], F_all[active]
             gap, taken, drop = _compiled_round(
-                rows,
-                active,
-                alpha_a,
-                F_a,
-                pos_all[active],
-                diag_all[active],
-                C,
-                tol,
-                max_iter - n_iter,
-                shrink_every,
-                shrink_at,
-                second_order,
-                shrinking,
-            )
+                rows, active, alpha_a, F_a, pos_all[active], diag_all[active], C, tol,
+                (max_iter - n_iter, shrink_every, shrink_at, second_order, shrinking),
+            )  # fmt: skip
             n_iter += taken
         else:
             act = rows.active_set(
