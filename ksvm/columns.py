@@ -155,8 +155,9 @@ class KernelColumns:
         its pages at every call, about what computing RBF values in it costs."""
         n = len(points)
         if self._scratch is None or self._scratch.shape[0] < n:
-            step = block_rows(self.m)
-            self._scratch = np.empty((min(max(n, step), self.m), self.m))
+            # as many rows as asked for (at least 64), not a whole block: the SMO's
+            # misses ask for a few rows, and the scratch is memory beyond cache_size
+            self._scratch = np.empty((min(max(n, 64), self.m), self.m))
         return self._rows_into(points, self._scratch[:n])
 
     def _fill(self, points):
