@@ -1,6 +1,7 @@
 """The shared estimator machinery: kernel names, gamma, labels, and KernelMeanClassifier."""
 
 import pickle
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -328,3 +329,34 @@ def test_functions_and_transformers_check_their_arguments_with_the_same_validato
 def test_transformers_check_their_parameters_before_the_data():
     with pytest.raises(ValueError, match="n_components"):
         ksvm.features.RandomFourierFeatures(n_components=-1).fit("not an array")
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        SoftMarginSVC(gamma=2.0),
+        SoftMarginSVC(kernel="poly", degree=2, C=0.1),
+        LagrangianSVC(kernel="rbf", gamma=2.0),
+    ],
+    ids=["SoftMarginSVC rbf", "SoftMarginSVC poly", "LagrangianSVC rbf"],
+)
+def test_scores_of_many_points_are_formed_a_block_at_a_time(estimator):
+    """Beyond 16 MB of kernel values the test block is formed a block of rows at a time
+    (20,000 points against 16,000 support vectors would take 2.6 GB at once); the scores
+    are those of the whole block."""
+    X, y = make_noisy_2d(300, flip=0.1, seed=4)
+    model = estimator.fit(X, y)
+    support = model.support_vectors_
+    step = kernels.block_rows(len(support))
+    X_new = np.random.default_rng(0).uniform(-2, 2, size=(6 * step + 7, 2))
+    whole = (
+        model._kernel_function()(model._kernel_points(X_new), model._kernel_points(support))
+        @ model.dual_coef_[0]
+        + model.intercept_[0]
+    )
+    tracemalloc.start()
+    scores = model.decision_function(X_new)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert_allclose(scores, whole, rtol=1e-13, atol=1e-13)
+    assert peak < 0.4 * 8 * len(X_new) * len(support)  # never the whole block at once
