@@ -495,3 +495,30 @@ def test_no_module_of_the_lsvm_holds_state_of_its_own():
                 continue
             found.append(f"{info.name}.{name}")
     assert found == []
+
+
+@pytest.mark.parametrize("nu", [1.0, 1000.0])
+def test_a_level_below_the_top_solves_its_first_working_set_alone(nu):
+    # 1100 points: a level of 550 above the lowest, of 275.  Below the top a level only
+    # predicts: it returns the exact solution of the problem restricted to the working
+    # set its own half predicts, not checked against the points outside that set.
+    G, y, k = _problem(1100, 100.0, seed=4)
+    y = _plus_minus_one(y)
+    points = np.arange(1, 1100, 2)
+    level = working_set._WorkingSets(KernelColumns(k, G), y, 100, 1e-8, True, KeptMemory())
+    work, _ = level.warm_start_set(nu, points)
+    u, steps, converged, Ku = level.solve(nu, points, exact=False)
+    assert steps > 0 and not converged and Ku is None
+    K = k(G[points], G[points])
+    W = np.sort(work)
+    restricted = lsvm_kernel_newton(K[np.ix_(W, W)], y[points][W], nu)
+    expected = np.zeros(points.size)
+    expected[W] = restricted.u
+    np.testing.assert_allclose(u, expected, rtol=0, atol=1e-10 * expected.max())
+    # ... which is not the solution on all its points: some point outside its working
+    # set is on the wrong side, and the exact level, which checks them, differs.
+    exact = lsvm_kernel_newton(K, y[points], nu).u
+    assert np.abs(exact - u).max() > 1e-6 * exact.max()
+    u_exact, _, converged, _ = level.solve(nu, points)
+    assert converged
+    np.testing.assert_allclose(u_exact, exact, rtol=0, atol=1e-10 * exact.max())

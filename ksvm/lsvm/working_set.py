@@ -337,7 +337,12 @@ class _WorkingSets:
         ``exact=False`` (the levels below the top of a warm start, whose ``u`` only
         predicts) lets the lowest level, of at most ``_WARM_START_SIZE`` points, return
         :func:`_predict`'s approximation (no steps, not converged) instead of the exact
-        solution.
+        solution, and a level above it return the exact solution of the problem
+        restricted to its first working set (not converged, ``Ku`` None): the points
+        outside that set are not checked, which would cost the rows of its support
+        vectors and, for the few points found on the wrong side, a larger working set
+        solved again, while the level above corrects such a prediction in its own
+        first round.
         """
         n, y = points.size, self.y
         if self.warm_start and n > _WARM_START_SIZE:
@@ -371,7 +376,7 @@ class _WorkingSets:
             steps += inner.n_iter
             u = np.zeros(n)
             u[work] = inner.u
-            if not inner.converged:
+            if not inner.converged or not exact:
                 break
             support = u > 0
             g, Ku = self.gradient(nu, points, u, support)
@@ -435,8 +440,9 @@ def lsvm_kernel_columns(columns, y, nu=None, max_iter=100, tol=1e-8, *, warm_sta
     warm_start : bool, default=True
         For more than 500 points, the first working set is predicted by the
         solution on a random half of them with ``nu`` doubled (solved the same
-        way, recursively, except that the last half, of at most 500 points, is
-        solved only approximately, by accelerated projected gradient steps),
+        way, recursively, but only on the first working set that its own half
+        predicts, and the last half, of at most 500 points, only approximately,
+        by accelerated projected gradient steps),
         whose decision function estimates the whole problem's: its support
         vectors and the points it puts inside the margin.  Only their rows are
         ever computed, about the support vectors' number.
