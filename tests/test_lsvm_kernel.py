@@ -291,18 +291,21 @@ def test_largest_eigenvalue_bound_is_the_largest_absolute_row_sum(n):
 
 
 @pytest.mark.parametrize("nu", [2.0, 200.0])
-def test_accelerated_projected_gradient_keeps_its_rate(nu):
+@pytest.mark.parametrize("dtype, digits", [(np.float64, 1e-12), (np.float32, 1e-5)])
+def test_accelerated_projected_gradient_keeps_its_rate(nu, dtype, digits):
     # Beck's Theorem 10.42 with f(0) - f* = e'u*/2: ||u_k - u*||^2 <= (2/mu) (1 - q)^k
-    # (e'u*/2 + mu ||u*||^2 / 2); also with L the Gershgorin bound, above lambda_max.
+    # (e'u*/2 + mu ||u*||^2 / 2); also with L the Gershgorin bound, above lambda_max;
+    # in single precision too, down to its rounding.
     X, y = make_checkerboard(200, seed=4)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, nu)
     u_star, mu, L = _exact(Q), 1.0 / nu, _largest_eigenvalue_bound(Q)
     q = np.sqrt(mu / L)
     start = u_star.sum() / 2 + mu * (u_star @ u_star) / 2
-    rounding = len(Q) * (1e-12 * u_star.max()) ** 2
+    rounding = len(Q) * (digits * u_star.max()) ** 2
+    Q_frozen = frozen(Q).astype(dtype)
     for k in (1, 5, 20, 80, 320):  # at nu = 2 the last bound is the rounding's
-        u = _accelerated_projected_gradient(frozen(Q), mu, L, k)
-        assert u.min() >= 0.0
+        u = _accelerated_projected_gradient(Q_frozen, mu, L, k)
+        assert u.dtype == dtype and u.min() >= 0.0
         assert np.sum((u - u_star) ** 2) <= 2 / mu * (1 - q) ** k * start * (1 + 1e-9) + rounding
 
 
@@ -313,6 +316,27 @@ def test_the_prediction_puts_nearly_every_point_on_its_side_of_the_margin():
     K, d = kernels.rbf_kernel(X, gamma=100.0), _plus_minus_one(y)
     u = _predict(frozen(K + np.eye(500) / 2.0), frozen(d), 2.0)
     assert np.mean((u > 0) != (_exact(dual_matrix(K, y, 2.0)) > 0)) <= 0.02
+
+
+def test_the_prediction_in_single_precision_is_the_one_in_double_precision():
+    # _predict steps on a float32 copy of P (in a workspace's memory, apart from P's):
+    # the same points on each side of the margin as the same steps in float64.
+    X, y = make_checkerboard(500, seed=0)
+    K, d = kernels.rbf_kernel(X, gamma=100.0), _plus_minus_one(y)
+    mu, L = 0.5, _largest_eigenvalue_bound(K + np.eye(500) / 2.0)
+    steps = min(working_set._PREDICTION_STEPS, int(np.ceil(np.log(100.0) / np.sqrt(mu / L))))
+    double = _accelerated_projected_gradient(frozen(K + np.eye(500) / 2.0), mu, L, steps, d)
+    workspace = _Workspace(500, KeptMemory(), solve=False)
+    P = workspace.P(500)
+    P[...] = K + np.eye(500) / 2.0
+    single = workspace.single(500)
+    assert single.dtype == np.float32 and not np.shares_memory(single, P)
+    u = _predict(P, frozen(d), 2.0, single)
+    assert u.dtype == np.float64
+    np.testing.assert_array_equal(P, K + np.eye(500) / 2.0)  # P itself unchanged
+    np.testing.assert_array_equal(u > 0, double > 0)
+    np.testing.assert_allclose(u, double, rtol=0, atol=1e-5 * double.max())
+    np.testing.assert_array_equal(_predict(frozen(P), frozen(d), 2.0), u)
 
 
 def test_the_gradient_steps_with_labels_are_those_on_DPD():
