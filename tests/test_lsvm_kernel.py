@@ -27,7 +27,7 @@ from ksvm.lsvm import (
     lsvm_kernel_newton,
     working_set,
 )
-from ksvm.lsvm.block import BlockSolver, _block_of
+from ksvm.lsvm.block import BlockSolver, _block_of, _solve_lower
 from ksvm.lsvm.working_set import (
     _accelerated_projected_gradient,
     _largest_eigenvalue_bound,
@@ -252,6 +252,35 @@ def test_labels_taken_as_they_are_only_when_already_encoded(d):
 def test_labels_not_two_classes_are_refused_as_before(d):
     with pytest.raises(ValueError):
         _plus_minus_one(d)
+
+
+@pytest.mark.parametrize("order", ["F", "C", "F slice", "C slice"])
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("columns", [None, 1, 7])
+def test_solve_lower_is_scipys_solve_triangular(order, trans, columns):
+    # The block solver's triangular solves call LAPACK as solve_triangular does: the same
+    # values bit for bit, for factors in either memory order and for their leading blocks.
+    from scipy.linalg import solve_triangular
+
+    rng = np.random.default_rng(len(order) + 3 * trans)
+    A = rng.standard_normal((60, 60))
+    L = np.linalg.cholesky(A @ A.T + 60 * np.eye(60))
+    L = np.asfortranarray(L) if order.startswith("F") else np.ascontiguousarray(L)
+    if order.endswith("slice"):
+        L = L[:45, :45]
+    b = rng.standard_normal(len(L) if columns is None else (len(L), columns))
+    b_before = b.copy()
+    expected = solve_triangular(L, b, lower=True, trans=int(trans), check_finite=False)
+    np.testing.assert_array_equal(_solve_lower(L, b, trans=trans), expected)
+    np.testing.assert_array_equal(b, b_before)  # b is not overwritten unless asked
+
+
+def test_solve_lower_refuses_a_singular_factor_and_takes_no_columns():
+    L = np.asfortranarray(np.tril(np.ones((4, 4))))
+    assert _solve_lower(L, np.empty((4, 0))).shape == (4, 0)
+    L[2, 2] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="diagonal 2"):
+        _solve_lower(L, np.ones(4))
 
 
 def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
