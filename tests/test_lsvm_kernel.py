@@ -275,6 +275,35 @@ def test_solve_lower_is_scipys_solve_triangular(order, trans, columns):
     np.testing.assert_array_equal(b, b_before)  # b is not overwritten unless asked
 
 
+@pytest.mark.parametrize("order", ["F", "C", "slice"])
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_cholesky_calls_lapack_as_cho_factor_does(order, overwrite):
+    # ksvm.linalg.cholesky factors a float64 matrix by cho_factor's own LAPACK call: the
+    # same array bit for bit (its upper triangle left as it was), M kept unless overwrite.
+    from scipy.linalg import cho_factor
+
+    from ksvm.linalg import cholesky
+
+    A = np.random.default_rng(len(order)).standard_normal((50, 50))
+    M = np.asfortranarray(A @ A.T + 50 * np.eye(50)) if order != "C" else A @ A.T + 50 * np.eye(50)
+    if order == "slice":
+        M = M[:40, :40]
+    expected = cho_factor(M.copy(order="K"), lower=True, check_finite=False)[0]
+    before = M.copy()
+    c, lower = cholesky(M, "M", overwrite=overwrite)
+    assert lower
+    np.testing.assert_array_equal(c, expected)
+    if not overwrite:
+        np.testing.assert_array_equal(M, before)
+    np.testing.assert_array_equal(
+        cholesky(M.astype(np.float32), "M")[0], cho_factor(M.astype(np.float32), lower=True)[0]
+    )  # other types through cho_factor itself
+    M = before.copy()
+    M[3, 3] = -1.0
+    with pytest.raises(ValueError, match="M is not positive definite"):
+        cholesky(M, "M")
+
+
 def test_solve_lower_refuses_a_singular_factor_and_takes_no_columns():
     L = np.asfortranarray(np.tril(np.ones((4, 4))))
     assert _solve_lower(L, np.empty((4, 0))).shape == (4, 0)
