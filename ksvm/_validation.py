@@ -357,15 +357,27 @@ def encode_binary_labels(y):
         raise ValueError(f"y must be a one-dimensional array of class labels, got shape {y.shape}.")
     if y.size == 0:
         raise ValueError("y is empty; at least one sample of each of two classes is needed.")
-    # What check_classification_targets tests, from one type_of_target (each call costs
-    # a tenth of a millisecond or more, as much as the rest of a small fit's checks).
-    y_type = type_of_target(y, input_name="y")
-    if y_type not in _CLASSIFICATION_TARGETS:
-        raise ValueError(
-            f"Unknown label type: {y_type}. A classifier needs discrete class labels, "
-            "not a regression target with continuous values."
-        )
-    classes, y_index = np.unique(y, return_inverse=True)
+    if y.dtype.kind in "biu":
+        # Integers or booleans: type_of_target would find 'binary' for at most two values
+        # and 'multiclass' for more, after checks that such an array always passes (a
+        # tenth of a millisecond; np.unique's sort, another, is not needed for two).
+        low, high = y.min(), y.max()
+        positive = y == high
+        if low != high and np.all(positive | (y == low)):
+            return np.where(positive, 1.0, -1.0), np.array([low, high], dtype=y.dtype)
+        classes, y_index = np.unique(y, return_inverse=True)
+        y_type = "binary" if classes.size <= 2 else "multiclass"
+    else:
+        # What check_classification_targets tests, from one type_of_target (each call
+        # costs a tenth of a millisecond or more, as much as the rest of a small fit's
+        # checks).
+        y_type = type_of_target(y, input_name="y")
+        if y_type not in _CLASSIFICATION_TARGETS:
+            raise ValueError(
+                f"Unknown label type: {y_type}. A classifier needs discrete class labels, "
+                "not a regression target with continuous values."
+            )
+        classes, y_index = np.unique(y, return_inverse=True)
     shown = f"{classes[:5].tolist()}{'...' if classes.size > 5 else ''}"
     if classes.size < 2:
         raise ValueError(

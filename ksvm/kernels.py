@@ -482,7 +482,7 @@ class RBFBlock(Kernel):
         self.__name__ = f"rbf_kernel(gamma={self.gamma!r})"
         self._B = None
         if X is not None:
-            self._extend(check_matrix(X))
+            self._extend(_checked(X, "X"))
 
     def _extend(self, B):
         """Keep ``B``, its squared norms and ``[2 gamma b, -gamma, -gamma ||b||^2]``."""

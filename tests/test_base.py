@@ -135,6 +135,32 @@ def test_bad_labels(y, message):
         encode_binary_labels(y)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16, bool])
+@pytest.mark.parametrize("n_classes", [1, 2, 3])
+def test_integer_labels_are_read_as_scikit_learn_reads_them(dtype, n_classes):
+    # Integer and boolean labels skip type_of_target, which reads them as the encoding
+    # does: 'binary' up to two values (accepted if two), 'multiclass' above.
+    from sklearn.utils.multiclass import type_of_target
+
+    if dtype is bool and n_classes == 3:
+        return
+    y = np.random.default_rng(n_classes).integers(0, n_classes, 50).astype(dtype)
+    classes = np.unique(y)
+    assert classes.size == n_classes
+    if n_classes == 2:
+        assert type_of_target(y) == "binary"
+        y_pm, found = encode_binary_labels(y)
+        assert_array_equal(found, classes)
+        assert found.dtype == y.dtype
+        assert_array_equal(y_pm, np.where(y == classes[1], 1.0, -1.0))
+        return
+    expected = {1: ("binary", "got 1 class"), 3: ("multiclass", "target is multiclass")}
+    y_type, message = expected[n_classes]
+    assert type_of_target(y) == y_type
+    with pytest.raises(ValueError, match=message):
+        encode_binary_labels(y)
+
+
 # --- KernelMeanClassifier against a brute-force computation in feature space -----------------
 
 

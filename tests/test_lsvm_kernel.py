@@ -27,7 +27,7 @@ from ksvm.lsvm import (
     lsvm_kernel_newton,
     working_set,
 )
-from ksvm.lsvm.block import BlockSolver, _block_of
+from ksvm.lsvm.block import BlockSolver, _block_of, _solve_lower
 from ksvm.lsvm.working_set import (
     _accelerated_projected_gradient,
     _largest_eigenvalue_bound,
@@ -254,6 +254,64 @@ def test_labels_not_two_classes_are_refused_as_before(d):
         _plus_minus_one(d)
 
 
+@pytest.mark.parametrize("order", ["F", "C", "F slice", "C slice"])
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("columns", [None, 1, 7])
+def test_solve_lower_is_scipys_solve_triangular(order, trans, columns):
+    # The block solver's triangular solves call LAPACK as solve_triangular does: the same
+    # values bit for bit, for factors in either memory order and for their leading blocks.
+    from scipy.linalg import solve_triangular
+
+    rng = np.random.default_rng(len(order) + 3 * trans)
+    A = rng.standard_normal((60, 60))
+    L = np.linalg.cholesky(A @ A.T + 60 * np.eye(60))
+    L = np.asfortranarray(L) if order.startswith("F") else np.ascontiguousarray(L)
+    if order.endswith("slice"):
+        L = L[:45, :45]
+    b = rng.standard_normal(len(L) if columns is None else (len(L), columns))
+    b_before = b.copy()
+    expected = solve_triangular(L, b, lower=True, trans=int(trans), check_finite=False)
+    np.testing.assert_array_equal(_solve_lower(L, b, trans=trans), expected)
+    np.testing.assert_array_equal(b, b_before)  # b is not overwritten unless asked
+
+
+@pytest.mark.parametrize("order", ["F", "C", "slice"])
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_cholesky_calls_lapack_as_cho_factor_does(order, overwrite):
+    # ksvm.linalg.cholesky factors a float64 matrix by cho_factor's own LAPACK call: the
+    # same array bit for bit (its upper triangle left as it was), M kept unless overwrite.
+    from scipy.linalg import cho_factor
+
+    from ksvm.linalg import cholesky
+
+    A = np.random.default_rng(len(order)).standard_normal((50, 50))
+    M = np.asfortranarray(A @ A.T + 50 * np.eye(50)) if order != "C" else A @ A.T + 50 * np.eye(50)
+    if order == "slice":
+        M = M[:40, :40]
+    expected = cho_factor(M.copy(order="K"), lower=True, check_finite=False)[0]
+    before = M.copy()
+    c, lower = cholesky(M, "M", overwrite=overwrite)
+    assert lower
+    np.testing.assert_array_equal(c, expected)
+    if not overwrite:
+        np.testing.assert_array_equal(M, before)
+    np.testing.assert_array_equal(
+        cholesky(M.astype(np.float32), "M")[0], cho_factor(M.astype(np.float32), lower=True)[0]
+    )  # other types through cho_factor itself
+    M = before.copy()
+    M[3, 3] = -1.0
+    with pytest.raises(ValueError, match="M is not positive definite"):
+        cholesky(M, "M")
+
+
+def test_solve_lower_refuses_a_singular_factor_and_takes_no_columns():
+    L = np.asfortranarray(np.tril(np.ones((4, 4))))
+    assert _solve_lower(L, np.empty((4, 0))).shape == (4, 0)
+    L[2, 2] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="diagonal 2"):
+        _solve_lower(L, np.ones(4))
+
+
 def test_a_refactoring_whose_order_ends_on_its_size_is_not_the_leading_block():
     # The factor's own order becomes [2, 0, 1, 4] (point 2 first, the others bordered);
     # then 2 leaves and 3 enters: the order [0, 1, 4, 3] ends on 3 = its size - 1, yet its
@@ -291,18 +349,21 @@ def test_largest_eigenvalue_bound_is_the_largest_absolute_row_sum(n):
 
 
 @pytest.mark.parametrize("nu", [2.0, 200.0])
-def test_accelerated_projected_gradient_keeps_its_rate(nu):
+@pytest.mark.parametrize("dtype, digits", [(np.float64, 1e-12), (np.float32, 1e-5)])
+def test_accelerated_projected_gradient_keeps_its_rate(nu, dtype, digits):
     # Beck's Theorem 10.42 with f(0) - f* = e'u*/2: ||u_k - u*||^2 <= (2/mu) (1 - q)^k
-    # (e'u*/2 + mu ||u*||^2 / 2); also with L the Gershgorin bound, above lambda_max.
+    # (e'u*/2 + mu ||u*||^2 / 2); also with L the Gershgorin bound, above lambda_max;
+    # in single precision too, down to its rounding.
     X, y = make_checkerboard(200, seed=4)
     Q = dual_matrix(kernels.rbf_kernel(X, gamma=100.0), y, nu)
     u_star, mu, L = _exact(Q), 1.0 / nu, _largest_eigenvalue_bound(Q)
     q = np.sqrt(mu / L)
     start = u_star.sum() / 2 + mu * (u_star @ u_star) / 2
-    rounding = len(Q) * (1e-12 * u_star.max()) ** 2
+    rounding = len(Q) * (digits * u_star.max()) ** 2
+    Q_frozen = frozen(Q).astype(dtype)
     for k in (1, 5, 20, 80, 320):  # at nu = 2 the last bound is the rounding's
-        u = _accelerated_projected_gradient(frozen(Q), mu, L, k)
-        assert u.min() >= 0.0
+        u = _accelerated_projected_gradient(Q_frozen, mu, L, k)
+        assert u.dtype == dtype and u.min() >= 0.0
         assert np.sum((u - u_star) ** 2) <= 2 / mu * (1 - q) ** k * start * (1 + 1e-9) + rounding
 
 
@@ -313,6 +374,27 @@ def test_the_prediction_puts_nearly_every_point_on_its_side_of_the_margin():
     K, d = kernels.rbf_kernel(X, gamma=100.0), _plus_minus_one(y)
     u = _predict(frozen(K + np.eye(500) / 2.0), frozen(d), 2.0)
     assert np.mean((u > 0) != (_exact(dual_matrix(K, y, 2.0)) > 0)) <= 0.02
+
+
+def test_the_prediction_in_single_precision_is_the_one_in_double_precision():
+    # _predict steps on a float32 copy of P (in a workspace's memory, apart from P's):
+    # the same points on each side of the margin as the same steps in float64.
+    X, y = make_checkerboard(500, seed=0)
+    K, d = kernels.rbf_kernel(X, gamma=100.0), _plus_minus_one(y)
+    mu, L = 0.5, _largest_eigenvalue_bound(K + np.eye(500) / 2.0)
+    steps = min(working_set._PREDICTION_STEPS, int(np.ceil(np.log(100.0) / np.sqrt(mu / L))))
+    double = _accelerated_projected_gradient(frozen(K + np.eye(500) / 2.0), mu, L, steps, d)
+    workspace = _Workspace(500, KeptMemory(), solve=False)
+    P = workspace.P(500)
+    P[...] = K + np.eye(500) / 2.0
+    single = workspace.single(500)
+    assert single.dtype == np.float32 and not np.shares_memory(single, P)
+    u = _predict(P, frozen(d), 2.0, single)
+    assert u.dtype == np.float64
+    np.testing.assert_array_equal(P, K + np.eye(500) / 2.0)  # P itself unchanged
+    np.testing.assert_array_equal(u > 0, double > 0)
+    np.testing.assert_allclose(u, double, rtol=0, atol=1e-5 * double.max())
+    np.testing.assert_array_equal(_predict(frozen(P), frozen(d), 2.0), u)
 
 
 def test_the_gradient_steps_with_labels_are_those_on_DPD():
@@ -495,3 +577,30 @@ def test_no_module_of_the_lsvm_holds_state_of_its_own():
                 continue
             found.append(f"{info.name}.{name}")
     assert found == []
+
+
+@pytest.mark.parametrize("nu", [1.0, 1000.0])
+def test_a_level_below_the_top_solves_its_first_working_set_alone(nu):
+    # 1100 points: a level of 550 above the lowest, of 275.  Below the top a level only
+    # predicts: it returns the exact solution of the problem restricted to the working
+    # set its own half predicts, not checked against the points outside that set.
+    G, y, k = _problem(1100, 100.0, seed=4)
+    y = _plus_minus_one(y)
+    points = np.arange(1, 1100, 2)
+    level = working_set._WorkingSets(KernelColumns(k, G), y, 100, 1e-8, True, KeptMemory())
+    work, _ = level.warm_start_set(nu, points)
+    u, steps, converged, Ku = level.solve(nu, points, exact=False)
+    assert steps > 0 and not converged and Ku is None
+    K = k(G[points], G[points])
+    W = np.sort(work)
+    restricted = lsvm_kernel_newton(K[np.ix_(W, W)], y[points][W], nu)
+    expected = np.zeros(points.size)
+    expected[W] = restricted.u
+    np.testing.assert_allclose(u, expected, rtol=0, atol=1e-10 * expected.max())
+    # ... which is not the solution on all its points: some point outside its working
+    # set is on the wrong side, and the exact level, which checks them, differs.
+    exact = lsvm_kernel_newton(K, y[points], nu).u
+    assert np.abs(exact - u).max() > 1e-6 * exact.max()
+    u_exact, _, converged, _ = level.solve(nu, points)
+    assert converged
+    np.testing.assert_allclose(u_exact, exact, rtol=0, atol=1e-10 * exact.max())

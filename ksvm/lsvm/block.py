@@ -7,8 +7,9 @@ without the labels' signs.
 """
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import LinAlgError
 from scipy.linalg.blas import dsyrk
+from scipy.linalg.lapack import dtrtrs
 
 from ..linalg import cholesky
 
@@ -29,6 +30,23 @@ def _block_of(M, rows, cols, empty=np.empty, out=None):
         return whole.take(cols, axis=1, out=out, mode="clip")
     whole = M.take(cols, axis=0, out=empty((len(cols), M.shape[1])), mode="clip")
     return whole.take(rows, axis=1, out=empty((len(cols), len(rows))), mode="clip").T
+
+
+def _solve_lower(L, b, trans=False, overwrite_b=False):
+    """``L^{-1} b`` (``L'^{-1} b`` if ``trans``) for a lower triangular float64 ``L``: what
+    ``scipy.linalg.solve_triangular(L, b, lower=True, check_finite=False)`` computes, by
+    the same LAPACK call (``dtrtrs``; on ``L.T`` as an upper triangle when ``L`` is not
+    in Fortran order), without its checks of the arguments, which cost as much as the
+    solve itself on the small blocks of a working set (a step makes several)."""
+    if b.size == 0:
+        return np.zeros(b.shape)
+    if L.flags.f_contiguous:
+        x, info = dtrtrs(L, b, lower=1, trans=int(trans), overwrite_b=overwrite_b)
+    else:
+        x, info = dtrtrs(L.T, b, lower=0, trans=int(not trans), overwrite_b=overwrite_b)
+    if info != 0:
+        raise LinAlgError(f"singular triangular factor: a zero at diagonal {info - 1}.")
+    return x
 
 
 def _cholesky_lower(MF):
@@ -135,12 +153,10 @@ class BlockSolver:
             L_T = self._empty((tail.size, p))  # the rows of L below its leading p columns
             L_T[:n_stay] = old[p:, :p][stay[p:]]
             if tail.size > n_stay:
-                L_T[n_stay:] = solve_triangular(
+                L_T[n_stay:] = _solve_lower(
                     old[:p, :p],
                     _block_of(self.M, order[:p], tail[n_stay:], self._empty),
-                    lower=True,
                     overwrite_b=True,
-                    check_finite=False,
                 ).T
             # Only the lower half is read; in the old factor's memory order, so that its
             # leading block is copied by contiguous columns (or rows), not transposed.
@@ -165,8 +181,8 @@ class BlockSolver:
         self.base = np.zeros(len(self.M), dtype=bool)
         self.base[order] = True
         self.base_idx = order
-        self.c = solve_triangular(factor, self.r[order], lower=True, check_finite=False)
-        self.z = solve_triangular(factor, self.c, lower=True, trans="T", check_finite=False)
+        self.c = _solve_lower(factor, self.r[order])
+        self.z = _solve_lower(factor, self.c, trans=True)
         u = np.zeros(len(self.M))  # z = M_BB^{-1} r = L'^{-1} c, c = L^{-1} r
         u[order] = self.z
         return u[free]
@@ -237,9 +253,7 @@ class BlockSolver:
         new = [j for j in J if ("a", j) not in cache]
         if new:
             new = np.array(new)
-            cols = solve_triangular(
-                L, _block_of(self.M, B, new, self._empty), lower=True, check_finite=False
-            )
+            cols = _solve_lower(L, _block_of(self.M, B, new, self._empty))
             cache.update({("a", j): cols[:, k] for k, j in enumerate(new)})
         new = [q for q in R if ("r", q) not in cache]
         if new:
@@ -247,7 +261,7 @@ class BlockSolver:
             E = np.zeros((B.size - r, new.size))
             E[new - r, np.arange(new.size)] = 1.0
             cols = np.zeros((B.size, new.size))
-            cols[r:] = solve_triangular(L[r:, r:], E, lower=True, check_finite=False)
+            cols[r:] = _solve_lower(L[r:, r:], E)
             cache.update({("r", q): cols[:, j] for j, q in enumerate(new)})
         Z = np.empty((B.size, n_enter + n_leave))
         for k, key in enumerate([("a", j) for j in J] + [("r", q) for q in R]):
@@ -265,7 +279,7 @@ class BlockSolver:
         # x_B = M_BB^{-1}(r_B - M_BJ x_J + E_R lam) = L'^{-1}(c - Z_J x_J + Z_R lam), with c =
         # L^{-1} r_B: one triangular solve, on the factor as stored (cho_solve would copy it).
         x[:n_enter] *= -1.0
-        x_B = solve_triangular(L, self.c + Z @ x, lower=True, trans="T", check_finite=False)
+        x_B = _solve_lower(L, self.c + Z @ x, trans=True)
         u = np.zeros(len(self.M))
         u[B] = x_B
         u[J] = x_J
