@@ -22,23 +22,16 @@ the row and calls again, and the loop starts over from the same state.
 import numba
 import numpy as np
 
+from ._smo_loop import _TAU
+from ._smo_loop import _snap as _snap_python
+
 __all__ = ["CONVERGED", "NEED_ROW", "OUT_OF_STEPS", "SHRINK", "smo_steps", "store_rows"]
 
 #: What :func:`smo_steps` returns: why it stopped.
 CONVERGED, OUT_OF_STEPS, SHRINK, NEED_ROW = 0, 1, 2, 3
 
-_TAU = 1e-12
-_EPS = float(np.finfo(np.float64).eps)
-
-
-@numba.njit(cache=True, inline="always")
-def _snap(value, C):
-    scale = 4 * _EPS * (C if np.inf != C else max(1.0, abs(value)))
-    if value <= scale:
-        return 0.0
-    if value >= C - scale:
-        return C
-    return value
+# the numpy loop's constant and its rounding to a bound, compiled
+_snap = numba.njit(cache=True, inline="always")(_snap_python)
 
 
 @numba.njit(cache=True, inline="always")
