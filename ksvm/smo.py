@@ -323,12 +323,13 @@ def _result(run, y_pm, C, tol, max_iter, objective, stacklevel):
 
 
 def _kernel_times(kernel, X, rows, cols, v):
-    """``K[rows, cols] @ v`` from the kernel function, a block of rows at a time
-    (:func:`ksvm.kernels.block_rows`), each block written into one buffer."""
+    """``K[rows, cols] @ v`` from the kernel function, a block of rows at a time, each
+    block written into one buffer: a quarter of :func:`ksvm.kernels.block_rows`'s (4 MB),
+    since this memory comes on top of the cache's ``cache_size``."""
     from .kernels import block_rows
 
     out = np.empty(rows.size)
-    step = block_rows(cols.size)
+    step = max(1, block_rows(cols.size) // 4)
     B, buffer = X[cols], np.empty((min(step, rows.size), cols.size))
     for start in range(0, rows.size, step):
         block = rows[start : start + step]
