@@ -15,10 +15,16 @@ its ``QMatrix``:
   the cached rows, and brings the ``F`` of the variables set aside up to date
   with one product over the multipliers that changed since.
 
-A provider also brings the arithmetic of the step: :class:`_ActiveSet` (plain
-numpy) for the Gram matrix, whose iterates the book prints, and
-:class:`_ActiveSetBLAS` for the cached rows (fewer passes over memory).  The two
-differ by rounding only.
+The inner loop is written twice.  In numpy, with the arithmetic of the step that
+the provider brings (:class:`_ActiveSet` for the Gram matrix, whose iterates the
+book prints, :class:`_ActiveSetBLAS` for the cached rows, which differs by rounding
+only): it runs when a callback or a history watches the steps, and it is the one to
+read.  Compiled (``ksvm._smo_compiled.smo_steps``), with :class:`_ActiveSet`'s
+arithmetic: it runs otherwise, takes the same steps bit for bit on a Gram matrix,
+and costs a few microseconds a step where the numpy loop's dozen calls cost about
+twelve on a thousand points.  The compiled loop reads the provider's arrays
+(``compiled_arrays``) and, at a missing row, returns to Python for it
+(``fetch_missing``) and resumes.
 
 The notation (``F``, ``I_up``, ``I_low``, the second-order rule) is that of
 :mod:`ksvm.smo`'s docstring.
