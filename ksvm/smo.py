@@ -37,12 +37,13 @@ iteration runs on a copy of the rest of the Gram matrix (see ``shrinking``).
 an iteration needs come from a cache of kernel rows with a memory budget
 (:class:`ksvm.columns.KernelColumns`), computed a few at a time through BLAS,
 and once it has shrunk it works on their active entries only; it is what
-:class:`SoftMarginSVC` uses when the Gram matrix would not fit in its
-``cache_size``.  The two differ only in where the rows of ``K`` come from:
-the loop (the choice of the pair, its step, the setting aside of variables
+:class:`SoftMarginSVC` uses beyond 4,000 points (``GRAM_UP_TO``), or when the Gram
+matrix would not fit in its ``cache_size``.  The two differ only in where the
+rows of ``K`` come from: the loop (the choice of the pair, its step, the setting aside of variables
 and their return) is written once, :func:`run_smo`, over a provider of rows
 (:class:`GramRows`, :class:`CachedRows`), and both run it; its callback
-shows every pair step (:class:`SMOStep`).
+shows every pair step (:class:`SMOStep`).  Unwatched, the loop runs compiled by
+numba (``ksvm._smo_compiled``), with the same steps.
 
 References
 ----------
