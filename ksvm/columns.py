@@ -155,9 +155,9 @@ class KernelColumns:
         its pages at every call, about what computing RBF values in it costs."""
         n = len(points)
         if self._scratch is None or self._scratch.shape[0] < n:
-            # as many rows as asked for (at least 64), not a whole block: the SMO's
-            # misses ask for a few rows, and the scratch is memory beyond cache_size
-            self._scratch = np.empty((min(max(n, 64), self.m), self.m))
+            # as many rows as asked for (at least _FILL_ROWS), not a whole block: the
+            # SMO's misses ask for a few rows, and the scratch is memory beyond cache_size
+            self._scratch = np.empty((min(max(n, _FILL_ROWS), self.m), self.m))
         return self._rows_into(points, self._scratch[:n])
 
     def _fill(self, points):

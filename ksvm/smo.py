@@ -69,7 +69,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier, Solution
-from .columns import KernelColumns
+from .columns import _FILL_ROWS, KernelColumns
 from .kernels import RBFBlock
 
 # run_smo, SMOStep, GramRows and CachedRows are the loop that smo and smo_rows run (written
@@ -455,12 +455,13 @@ def _rbf_rows(gamma, X):
 
 def _rbf_gram(gamma, X):
     """The RBF Gram matrix of ``X`` as its rows are computed (:func:`_rbf_rows`, the
-    values :func:`smo_rows` sees), 64 rows per call: a block that stays in a core's
-    cache through the kernel's passes, about twice as fast as one call on the whole."""
-    kernel, n = _rbf_rows(gamma, X), X.shape[0]
+    values :func:`smo_rows` sees), as many rows per call as the row cache fills at once:
+    a block that stays in a core's cache through the kernel's passes, about twice as fast
+    as one call on the whole."""
+    kernel, n, step = _rbf_rows(gamma, X), X.shape[0], _FILL_ROWS
     K = np.empty((n, n))
-    for start in range(0, n, 64):
-        kernel(X[start : start + 64], X, out=K[start : start + 64])
+    for start in range(0, n, step):
+        kernel(X[start : start + step], X, out=K[start : start + step])
     return K
 
 
