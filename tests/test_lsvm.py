@@ -151,7 +151,9 @@ def test_gaussian_kernel_ignores_the_minus_e_column():
     X, y = make_checkerboard(200, seed=0)
     G = np.hstack([X, -np.ones((200, 1))])
     assert_allclose(kernels.rbf_kernel(G, gamma=5.0), kernels.rbf_kernel(X, gamma=5.0), rtol=1e-14)
-    clf = LagrangianSVC(kernel="rbf", gamma=5.0, nu=100.0, max_iter=5000, tol=1e-8).fit(X, y)
+    clf = LagrangianSVC(
+        kernel="rbf", gamma=5.0, nu=100.0, solver="newton", max_iter=5000, tol=1e-8
+    ).fit(X, y)
     r = lsvm_kernel(kernels.rbf_kernel(X, gamma=5.0), y, 100.0, max_iter=5000, tol=1e-8)
     assert_allclose(clf.u_, r.u, atol=1e-9 * np.abs(r.u).max())
     X_test = np.random.default_rng(1).random((50, 2))
@@ -243,7 +245,7 @@ def test_max_iter_zero_returns_the_start_and_warns(solve):
             lambda X, y: LagrangianSVC(nu=2.0, eta=1.5, solver="fixed-point").fit(X, y),
             r"eta must lie in \(0, 2/nu\)",
         ),
-        (lambda X, y: LagrangianSVC(eta=1.5).fit(X, y), "the Newton method, which has none"),
+        (lambda X, y: LagrangianSVC(eta=1.5).fit(X, y), "solver='auto' has none"),
         (lambda X, y: LagrangianSVC(solver="pdas").fit(X, y), "solver must be one of"),
         (lambda X, y: LagrangianSVC(max_iter=0).fit(X, y), "max_iter must be an integer >= 1"),
         (lambda X, y: LagrangianSVC().fit(X, np.arange(len(y)) % 3), "exactly two classes, got 3"),
@@ -307,7 +309,7 @@ def test_newton_kernel_equals_the_fixed_point_on_the_checkerboard(nu):
 def test_newton_estimator_matches_the_fixed_point_estimator():
     X, y = make_checkerboard(200, seed=1)
     labels = np.where(y > 0, "black", "white")
-    a = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0).fit(X, labels)  # 'auto': Newton
+    a = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, solver="newton").fit(X, labels)
     fixed = dict(solver="fixed-point", tol=1e-10, max_iter=100000)
     b = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, **fixed).fit(X, labels)
     np.testing.assert_allclose(a.u_, b.u_, atol=1e-6)

@@ -67,6 +67,10 @@ Operations Research 21(5), 587-596.
 
 Beck, A. (2017), First-Order Methods in Optimization, SIAM, section 10.7.7
 (V-FISTA, Theorem 10.42).
+Mangasarian, O. L. and Musicant, D. R. (1999), Successive overrelaxation for
+support vector machines, IEEE Transactions on Neural Networks 10(5), 1032-1037.
+Hsieh, C.-J., Chang, K.-W., Lin, C.-J., Keerthi, S. S. and Sundararajan, S. (2008),
+A dual coordinate descent method for large-scale linear SVM, ICML 2008, 408-415.
 
 Modules
 -------
@@ -79,6 +83,9 @@ newton
     The active-set Newton method: the pivoting, its linear and Gram-matrix solvers.
 block
     The Cholesky factor of the free set, updated from one step to the next.
+coordinate
+    The kernel LSVM by greedy over-relaxed coordinate steps from kernel rows on demand
+    (the estimator's solver at small ``nu``), its steps compiled in ``_coordinate_compiled``.
 working_set
     The kernel LSVM by working sets from kernel rows on demand, its warm start and
     the memory its workspaces pass on from one level (and one fit) to the next.
@@ -96,6 +103,7 @@ dask_data
 """
 
 from ..linalg import smw_factor, smw_solve
+from .coordinate import lsvm_kernel_coordinate
 from .estimator import LagrangianSVC
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import active_set, lsvm_kernel_newton, lsvm_linear_newton
@@ -111,6 +119,7 @@ __all__ = [
     "dual_matrix",
     "lsvm_kernel",
     "lsvm_kernel_columns",
+    "lsvm_kernel_coordinate",
     "lsvm_kernel_newton",
     "lsvm_linear",
     "lsvm_linear_newton",

@@ -11,12 +11,24 @@ import numpy as np
 from .._validation import check_positive, check_positive_integer, one_of, optional
 from ..base import BaseKernelClassifier, Solution
 from ..columns import KernelColumns
+from .coordinate import lsvm_kernel_coordinate
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
 from .problem import _check_nu_eta, _dask_path, augment
 from .working_set import KeptMemory, lsvm_kernel_columns
 
-__all__ = ["LagrangianSVC"]
+__all__ = ["COORDINATE_NU", "LagrangianSVC"]
+
+
+#: ``solver='auto'`` takes coordinate steps (:func:`lsvm_kernel_coordinate`) for a kernel
+#: whose rows it computes when ``nu`` is at most this, or ``nu * n_samples`` at most
+#: ``COORDINATE_NU_N``; the Newton solver otherwise.  Measured on the checkerboards of
+#: ``benchmarks/bench_lsvm_newton.py`` (one BLAS thread): at ``nu = 1`` the coordinate
+#: steps took 0.6 to 0.8 of the Newton solver's time from 1,000 to 20,000 points, at
+#: ``nu = 10`` less up to 2,000 points and more beyond, at ``nu >= 100`` two to fifteen
+#: times as long (``M`` is the worse conditioned, the larger ``nu``).
+COORDINATE_NU = 1.0
+COORDINATE_NU_N = 20_000.0
 
 
 class LagrangianSVC(BaseKernelClassifier):
@@ -55,14 +67,20 @@ class LagrangianSVC(BaseKernelClassifier):
         multiplies.
     degree : int >= 1, default=3
     coef0 : float, default=1.0
-    solver : {'auto', 'newton', 'fixed-point'}, default='auto'
+    solver : {'auto', 'newton', 'coordinate', 'fixed-point'}, default='auto'
         'fixed-point' is the authors' iteration (15) (:func:`lsvm_linear`,
         :func:`lsvm_kernel`, their Codes 2 and 3), which converges linearly and
         the more slowly the larger ``nu``; 'newton' is the safeguarded active-set
         method (:func:`lsvm_linear_newton`, :func:`lsvm_kernel_newton`), which
-        solves (11) exactly in a few steps at any ``nu``.  'auto' takes 'newton':
-        it was as fast or faster in every setting the book measures (the
-        chapters on the Newton solver and on choosing a method).  With
+        solves (11) exactly in a few steps at any ``nu``; 'coordinate' takes greedy
+        over-relaxed steps on one multiplier at a time (:func:`lsvm_kernel_coordinate`,
+        a named kernel PSD by theory only) to the tolerance ``tol``, which is fast
+        where ``nu`` is small and ``M`` well conditioned.  'auto' takes 'coordinate'
+        for such a kernel when ``nu <= COORDINATE_NU`` or ``nu * n_samples <=
+        COORDINATE_NU_N`` (1 and 20,000, measured on the book's checkerboards), and
+        'newton' otherwise: it was as fast or faster than the fixed point in every
+        setting the book measures (the chapters on the Newton solver and on choosing
+        a method).  With
         ``kernel='linear'`` a Newton step is one pass over ``X`` plus an update
         of the ``(d+1) x (d+1)`` matrix ``H_F'H_F`` by the points that changed
         side; at 2,000,000 x 10 points the whole ``fit`` took a third of
@@ -73,9 +91,11 @@ class LagrangianSVC(BaseKernelClassifier):
         'fixed-point' uses it.
     tol : float > 0 or None, default=None
         The solver's tolerance; None means its default (1e-5 for the fixed
-        point, the authors' ``tol``; 1e-8 for Newton's sign test).
+        point, the authors' ``tol``; 1e-8 for Newton's sign test; 1e-3 for the
+        coordinate steps' largest violation, as ``SVC``'s).
     max_iter : int or None, default=None
-        The solver's ``max_iter``; None means its default (100, the authors').
+        The solver's ``max_iter``; None means its default (100, the authors';
+        ``max(10**6, 100 n_samples)`` coordinate steps).
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by the Newton solver when it computes them
         on demand (as ``SVC``'s ``cache_size``); rows that do not fit are computed
@@ -107,7 +127,7 @@ class LagrangianSVC(BaseKernelClassifier):
     eta_ : float or None
         The step used by the fixed point (None with the Newton solver).
     solver_ : str
-        'newton' or 'fixed-point'.
+        'newton', 'coordinate' or 'fixed-point'.
     n_kernel_rows_ : int or None
         Kernel values computed by the solver, in rows of ``n_samples`` values
         (``n_samples`` when the whole matrix is formed; None for the linear kernel).
@@ -131,7 +151,7 @@ class LagrangianSVC(BaseKernelClassifier):
     _parameters = {
         **BaseKernelClassifier._parameters,
         "nu": optional(check_positive),
-        "solver": one_of("auto", "newton", "fixed-point"),
+        "solver": one_of("auto", "newton", "fixed-point", "coordinate"),
         "eta": optional(check_positive),
         "tol": optional(check_positive),
         "max_iter": optional(check_positive_integer),
@@ -182,13 +202,28 @@ class LagrangianSVC(BaseKernelClassifier):
 
     def _training_data(self, X, params):
         """The points themselves for the linear kernel (no ``n x n`` matrix); for the
-        Newton solver and a kernel PSD by theory, the rows of the augmented points'
-        Gram matrix on demand; else the whole matrix, checked PSD."""
+        Newton solver or coordinate steps and a kernel PSD by theory, the rows of the
+        augmented points' Gram matrix on demand; else the whole matrix, checked PSD.
+        Records in ``params['coordinate']`` whether coordinate steps solve."""
+        params["coordinate"] = False
         if self.kernel == "linear":
             return X
         if params["newton"] and self._psd_by_theory():
+            params["coordinate"] = self._takes_coordinate_steps(params, X.shape[0])
+            if params["coordinate"] and self.kernel == "rbf":
+                from ..smo import _rbf_rows  # the compiled rows, as SMO's: numba is loaded
+
+                return KernelColumns(_rbf_rows(self._gamma, X), X, cache_size=params["cache_size"])
             return self._kernel_columns(X, params["cache_size"])
         return super()._training_data(X, params)
+
+    def _takes_coordinate_steps(self, p, n):
+        """Whether a kernel whose rows are computed is solved by coordinate steps:
+        ``solver='coordinate'``, or 'auto' at a small ``nu`` (:data:`COORDINATE_NU`)."""
+        if p["solver"] != "auto":
+            return p["solver"] == "coordinate"
+        nu = 1.0 / n if p["nu"] is None else p["nu"]
+        return nu <= COORDINATE_NU or nu * n <= COORDINATE_NU_N
 
     def _solve(self, data, y, params):
         """Solve the dual (11) on what :meth:`_training_data` gave, for the labels ``y``."""
@@ -199,7 +234,7 @@ class LagrangianSVC(BaseKernelClassifier):
             result, support = dask_path.solve_linear(data, y, nu, newton, options)
             n_rows = None
         else:
-            result, margins, n_rows = self._solve_in_memory(data, y, nu, newton, options)
+            result, margins, n_rows = self._solve_in_memory(data, y, nu, params)
             # At the solution u_i = nu * max(0, 1 - y_i f(x_i)) (the slack, (9)), so the
             # support vectors are the points with y_i f(x_i) < 1.  A fixed-point iterate
             # has entries of the size of tol, of either sign, where the solution has 0:
@@ -209,15 +244,18 @@ class LagrangianSVC(BaseKernelClassifier):
         self.n_kernel_rows_ = n_rows
         self.nu_ = nu
         self.eta_ = None if newton else eta
-        self.solver_ = "newton" if newton else "fixed-point"
+        self.solver_ = (
+            "coordinate" if params["coordinate"] else "newton" if newton else "fixed-point"
+        )
         intercept = result.b if self.kernel == "linear" else 0.0
         return Solution(
             y * result.u, intercept, result.n_iter, result.converged, support=support, coef=result.w
         )
 
-    def _solve_in_memory(self, data, y, nu, newton, options):
+    def _solve_in_memory(self, data, y, nu, params):
         """The solver's result, the margins ``y_i f(x_i)`` (or a stand-in with the same
         points below 1) and the kernel values computed, in rows (None if linear)."""
+        newton, options = params["newton"], params["options"]
         if self.kernel == "linear":
             if newton:  # X and y are checked: call the loop, which returns the margins too
                 tol = options.get("tol", 1e-8)  # lsvm_linear_newton's default
@@ -226,6 +264,12 @@ class LagrangianSVC(BaseKernelClassifier):
                 result = lsvm_linear(data, y, nu, **options)
                 margins = y * (data @ result.w + result.b)
             return result, margins, None
+        if params["coordinate"]:
+            tol = options.get("tol", 1e-3)  # lsvm_kernel_coordinate's default
+            max_iter = None if self.max_iter is None else options["max_iter"]
+            result = lsvm_kernel_coordinate(data, y, nu, max_iter=max_iter, tol=tol)
+            # support_: the points with u_i > 0 (the solution to the tolerance)
+            return result, np.where(result.u > 0, 0.0, 1.0), round(result.kernel_values / len(y))
         if isinstance(data, KernelColumns):
             # No n x n matrix: rows of K-tilde on demand, for the points that can be free.
             result = lsvm_kernel_columns(data, y, nu, kept=self._kept_memory(), **options)
@@ -253,13 +297,20 @@ class LagrangianSVC(BaseKernelClassifier):
         return state
 
     def _solver_options(self, p):
-        """Whether the Newton method solves, and the solver's ``max_iter``, ``tol`` and
-        ``eta``, from the validated hyper-parameters ``p``; a Dask fit takes them too."""
-        newton = p["solver"] in ("auto", "newton")
+        """Whether the fixed point is not the solver (the Newton method or coordinate
+        steps solve), and the solver's ``max_iter``, ``tol`` and ``eta``, from the
+        validated hyper-parameters ``p``; a Dask fit takes them too."""
+        newton = p["solver"] in ("auto", "newton", "coordinate")
         if newton and p["eta"] is not None:
             raise ValueError(
-                f"eta is the step of the fixed-point iteration; solver={p['solver']!r} uses "
-                "the Newton method, which has none. Pass solver='fixed-point' to use eta."
+                f"eta is the step of the fixed-point iteration; solver={p['solver']!r} has "
+                "none. Pass solver='fixed-point' to use eta."
+            )
+        if p["solver"] == "coordinate" and (self.kernel == "linear" or not self._psd_by_theory()):
+            raise ValueError(
+                "solver='coordinate' computes kernel rows on demand and needs a named kernel "
+                f"that is PSD by theory ('rbf', 'exponential', 'poly' with coef0 >= 0), not "
+                f"{self.kernel!r}; use solver='newton'."
             )
         options = {"max_iter": 100 if p["max_iter"] is None else p["max_iter"]}
         if p["tol"] is not None:

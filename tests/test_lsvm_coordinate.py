@@ -1,0 +1,165 @@
+"""The kernel LSVM by greedy coordinate steps (lsvm_kernel_coordinate) against the exact
+Newton solver and against a plain numpy transcription of its steps."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from ksvm import LagrangianSVC, kernels
+from ksvm.columns import KernelColumns
+from ksvm.datasets import make_checkerboard
+from ksvm.lsvm import augment, dual_matrix, lsvm_kernel_coordinate, lsvm_kernel_newton
+from ksvm.lsvm._coordinate_compiled import CONVERGED, NEED_ROW, OUT_OF_STEPS, coordinate_steps
+from ksvm.lsvm.estimator import COORDINATE_NU, COORDINATE_NU_N
+
+from .conftest import frozen
+
+
+def _problem(m, gamma=100.0, seed=0):
+    X, y = make_checkerboard(m, seed=seed)
+    G = augment(X)
+    return G, np.where(y == 1, 1.0, -1.0), kernels.make_kernel("rbf", gamma=gamma)
+
+
+def _violation(M, u):
+    g = M @ u - 1.0
+    return np.max(np.where(u > 0, np.abs(g), -g))
+
+
+@pytest.mark.parametrize("nu", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("m", [300, 1100])  # 1100: a warm start of two levels
+def test_reaches_the_exact_solution(m, nu):
+    G, y, k = _problem(m)
+    K = k(G, G)
+    exact = lsvm_kernel_newton(K, y, nu).u
+    r = lsvm_kernel_coordinate(KernelColumns(k, frozen(G)), frozen(y), nu, tol=1e-10)
+    assert r.converged
+    assert np.abs(r.u - exact).max() <= 1e-8 * exact.max()
+    assert np.array_equal(r.u > 0, exact > 0)
+    assert r.opt <= 1e-10
+    # every row at most once: the cache holds them all
+    assert 0 < r.kernel_values <= m * m
+
+
+@pytest.mark.parametrize("omega", [0.7, 1.0, 1.3, 1.9])
+def test_every_omega_converges_to_the_tolerance(omega):
+    G, y, k = _problem(400)
+    M = dual_matrix(k(G, G), y, 10.0)
+    r = lsvm_kernel_coordinate(KernelColumns(k, G), y, 10.0, tol=1e-6, omega=omega)
+    assert r.converged
+    assert _violation(M, r.u) <= 1e-6 and r.u.min() >= 0.0
+
+
+def test_a_cache_too_small_for_the_rows_gives_the_same_answer():
+    G, y, k = _problem(1100)
+    whole = lsvm_kernel_coordinate(KernelColumns(k, G), y, 1.0, tol=1e-9)
+    tiny = KernelColumns(k, G, cache_size=8 * 1100 * 40 / 2**20)  # 40 rows
+    small = lsvm_kernel_coordinate(tiny, y, 1.0, tol=1e-9)
+    assert tiny.capacity == 40
+    assert np.abs(small.u - whole.u).max() <= 1e-7 * whole.u.max()
+    assert small.kernel_values > whole.kernel_values  # rows computed again
+
+
+def _numpy_steps(M, u, steps, omega):
+    """The greedy projected over-relaxed steps, written plainly from the definition."""
+    u = u.copy()
+    for _ in range(steps):
+        g = M @ u - 1.0
+        violation = np.where(u > 0, np.abs(g), np.maximum(-g, 0.0))
+        i = int(np.argmax(violation))
+        u[i] = max(0.0, u[i] - omega * g[i] / M[i, i])
+    return u
+
+
+@pytest.mark.parametrize("active", [None, "some"])
+def test_compiled_steps_are_the_plain_steps(active):
+    G, y, k = _problem(120)
+    K, nu = k(G, G), 3.0
+    points = (
+        np.arange(120)
+        if active is None
+        else np.sort(np.random.default_rng(1).permutation(120)[:70])
+    )
+    Ky = K[np.ix_(points, points)]
+    M = np.eye(points.size) / nu + y[points, None] * Ky * y[points]
+    u, g = np.zeros(points.size), -np.ones(points.size)
+    V, state = np.empty(points.size), np.empty(4)
+    slot, used = np.arange(120), np.zeros(120, dtype=np.int64)
+    status = coordinate_steps(
+        (K, slot, used), 0, (points, u, g, y[points], np.diag(M).copy()),
+        1.0 / nu, 1.3, 0.0, 25, (V, state), False,
+    )  # fmt: skip
+    assert status == OUT_OF_STEPS and state[2] == 25 and state[3] == 25
+    assert np.allclose(u, _numpy_steps(M, np.zeros(points.size), 25, 1.3), rtol=1e-12, atol=1e-14)
+    assert np.allclose(g, M @ u - 1.0, atol=1e-12)
+
+
+def test_a_missing_row_stops_the_steps_and_they_resume():
+    G, y, k = _problem(60)
+    K, nu = k(G, G), 1.0
+    M = dual_matrix(K, y, nu)
+    slot = np.arange(60)
+    slot[[5, 17, 40]] = -1
+    used = np.zeros(60, dtype=np.int64)
+    u, g, V, state = np.zeros(60), -np.ones(60), np.empty(60), np.empty(4)
+    problem = (np.arange(60), u, g, y, np.diag(M).copy())
+    steps, resume, misses = 0, False, []
+    while True:
+        status = coordinate_steps(
+            (K, slot, used), 0, problem, 1.0, 1.0, 1e-9, 10**5, (V, state), resume
+        )
+        steps += int(state[2])
+        if status != NEED_ROW:
+            break
+        i = int(state[0])
+        misses.append(i)
+        slot[i] = i  # the row is now "computed"
+        resume = True
+    assert status == CONVERGED
+    assert misses and set(misses) <= {5, 17, 40}
+    assert _violation(M, u) <= 1e-9
+
+
+def test_running_out_of_steps_warns():
+    G, y, k = _problem(800)
+    with pytest.warns(ConvergenceWarning, match="coordinate solver stopped after 50 steps"):
+        r = lsvm_kernel_coordinate(KernelColumns(k, G), y, 1.0, max_iter=50)
+    assert not r.converged and r.n_iter == 50 and r.opt > 1e-3
+
+
+@pytest.mark.parametrize("omega", [0.0, 2.0, -1.0, np.nan])
+def test_omega_outside_zero_two_is_refused(omega):
+    G, y, k = _problem(50)
+    with pytest.raises(ValueError, match="omega must lie in"):
+        lsvm_kernel_coordinate(KernelColumns(k, G), y, 1.0, omega=omega)
+
+
+def test_labels_must_match_the_rows():
+    G, y, k = _problem(50)
+    with pytest.raises(ValueError, match="50 rows but y has 49"):
+        lsvm_kernel_coordinate(KernelColumns(k, G), y[:49], 1.0)
+
+
+def test_estimator_auto_takes_coordinate_steps_at_small_nu():
+    X, y = make_checkerboard(1200, seed=0)
+    X_test, y_test = make_checkerboard(4000, seed=1)
+    small = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU).fit(X, y)
+    newton = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU, solver="newton").fit(X, y)
+    middle = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU_N / 1200).fit(X, y)
+    large = LagrangianSVC(kernel="rbf", gamma=100, nu=1.01 * COORDINATE_NU_N / 1200).fit(X, y)
+    assert small.solver_ == "coordinate" and newton.solver_ == "newton"
+    assert middle.solver_ == "coordinate" and large.solver_ == "newton"
+    assert np.abs(small.u_ - newton.u_).max() <= 1e-2 * newton.u_.max()
+    assert abs(small.score(X_test, y_test) - newton.score(X_test, y_test)) <= 2e-3
+    assert np.array_equal(small.support_, np.flatnonzero(small.u_ > 0))
+    assert small.n_kernel_rows_ < 1200
+
+
+def test_estimator_coordinate_needs_a_kernel_whose_rows_it_computes():
+    X, y = make_checkerboard(100, seed=0)
+    with pytest.raises(ValueError, match="solver='coordinate'"):
+        LagrangianSVC(solver="coordinate").fit(X, y)  # linear kernel
+    with pytest.raises(ValueError, match="solver='coordinate'"):
+        LagrangianSVC(kernel="sigmoid", solver="coordinate").fit(X, y)
+    with pytest.raises(ValueError, match="eta"):
+        LagrangianSVC(kernel="rbf", solver="coordinate", eta=0.1).fit(X, y)
