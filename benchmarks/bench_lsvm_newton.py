@@ -1,7 +1,8 @@
-"""The kernel LSVM's Newton solver against SVC on the checkerboard: fit times alone.
+"""The kernel LSVM's solvers against SVC on the checkerboard: fit times alone.
 
 For each size and ``nu``, ``LagrangianSVC(kernel='rbf', gamma=100, nu=nu)`` (the
-active-set Newton solver, the estimator's default) and scikit-learn's ``SVC``
+estimator's default: the active-set Newton solver, or coordinate steps at small
+``nu``, as ``solver='auto'`` chooses; each record says which) and scikit-learn's ``SVC``
 (libsvm, ``C = nu / 2``, the hinge-loss problem closest to the LSVM's, the
 same ``cache_size``) are fitted back to back, and the best of ``--repeat``
 fits of each is kept; the LSVM's repeats refit one estimator, which keeps the
@@ -115,6 +116,7 @@ def lsvm_record(model, seconds, X_test, y_test):
         "accuracy": _accuracy(model, X_test, y_test),
         "support_vectors": int(np.sum(model.u_ > 0)),
         "kernel_rows": int(getattr(model, "n_kernel_rows_", len(model.u_))),
+        "solver": getattr(model, "solver_", "newton"),
     }
 
 

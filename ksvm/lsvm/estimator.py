@@ -17,7 +17,7 @@ from .newton import _linear_active_set, lsvm_kernel_newton
 from .problem import _check_nu_eta, _dask_path, augment
 from .working_set import KeptMemory, lsvm_kernel_columns
 
-__all__ = ["COORDINATE_NU", "LagrangianSVC"]
+__all__ = ["COORDINATE_NU", "COORDINATE_NU_N", "LagrangianSVC"]
 
 
 #: ``solver='auto'`` takes coordinate steps (:func:`lsvm_kernel_coordinate`) for a kernel
@@ -28,6 +28,8 @@ __all__ = ["COORDINATE_NU", "LagrangianSVC"]
 #: ``nu = 10`` less up to 2,000 points and more beyond, at ``nu >= 100`` two to fifteen
 #: times as long (``M`` is the worse conditioned, the larger ``nu``).
 COORDINATE_NU = 1.0
+
+#: See :data:`COORDINATE_NU`.
 COORDINATE_NU_N = 20_000.0
 
 
