@@ -45,8 +45,10 @@ class RBFFewFeatures(Kernel):
     """``k(a, b) = exp(-gamma ||a - b||^2)`` from the differences ``a - b``, compiled.
 
     Follows the protocol of :class:`ksvm.kernels.Kernel`.  The points ``X`` given
-    at construction are kept feature by feature, so that a block of their rows
-    (``B is X``, as :class:`ksvm.columns.KernelColumns` asks) costs no copy.
+    at construction, and then the last ``B`` a block was asked against, are kept
+    feature by feature, so that a block of rows against the same points (``B`` the
+    same array, as :class:`ksvm.columns.KernelColumns` asks) costs no copy.  ``B`` is
+    recognised by identity: do not change it in place between calls.
 
     Parameters
     ----------
@@ -72,11 +74,9 @@ class RBFFewFeatures(Kernel):
         A = _checked(A, "X")
         if B is None:
             B = A
-        if B is self._X:
-            BT = self._XT
-        else:
-            B = _checked(B, "Y")
-            BT = np.ascontiguousarray(B.T)
+        if B is not self._X:  # kept for the next call: a cache asks against the same B
+            self._X, self._XT = B, np.ascontiguousarray(_checked(B, "Y").T)
+        BT = self._XT
         if A.shape[1] != BT.shape[0]:
             raise ValueError(
                 f"X has {A.shape[1]} features but Y has {BT.shape[0]}; both must have the same."

@@ -58,6 +58,8 @@ class KernelColumns:
         computed twice, because it had left the cache, counts twice.
     cache_bytes : int
         Bytes of the rows stored now.
+    n_cached : int
+        Rows held in the cache now.
 
     Raises
     ------
@@ -110,6 +112,11 @@ class KernelColumns:
     @property
     def cache_bytes(self):
         return self._filled * self.m * 8
+
+    @property
+    def n_cached(self):
+        """Rows held in the cache now."""
+        return self._filled
 
     @property
     def diagonal(self):
@@ -318,6 +325,49 @@ class KernelColumns:
                     keep = np.concatenate([keep, stored[stored >= 0]])
                     room = keep.size < self.capacity
         return result
+
+    def restricted(self, idx, reuse=False):
+        """The rows of the points ``idx`` (sorted, distinct) over those points alone: a new
+        :class:`KernelColumns` on ``X[idx]`` with the same kernel and budget, holding the
+        rows of ``idx`` cached here, restricted to ``idx``, as far as its cache has room
+        (computing nothing).  A solver that has set points aside reads shorter rows, and
+        as many more of them fit in the same budget (libsvm restricts its cached columns
+        to the active variables in the same way).
+
+        With ``reuse=True`` the new rows are written into this cache's memory, whose
+        pages the operating system has already mapped, and this cache is emptied: a
+        solver that restricts its rows again and again touches no new memory.
+        """
+        idx = self._index(idx)
+        if idx.size and np.any(np.diff(idx) <= 0):
+            raise ValueError("restricted takes sorted, distinct indices.")
+        other = KernelColumns(self.kernel, self.X[idx], cache_size=self.cache_size)
+        if self._diag is not None:
+            other._diag = self._diag[idx]
+        held = np.flatnonzero(self._slot[idx] >= 0)  # positions in idx
+        held = held[np.argsort(self._slot[idx[held]], kind="stable")][: other.capacity]
+        if reuse:
+            memory = self._store.reshape(-1)
+            other.capacity = min(other.capacity, max(1, memory.size // max(other.m, 1)))
+            other._store = memory[: other.capacity * other.m].reshape(other.capacity, other.m)
+            other._owner = other._owner[: other.capacity]
+            other._used = other._used[: other.capacity]
+            held = held[: other.capacity]
+        # A block of rows at a time, in the order of their slots here: with reuse, the
+        # new rows (shorter) of a block end before the first old row of the next block
+        # starts, and a block is read whole before it is written.
+        for start in range(0, held.size, _FILL_ROWS):
+            part = held[start : start + _FILL_ROWS]
+            rows = self._store[self._slot[idx[part]]][:, idx]
+            other._store[start : start + part.size] = rows
+        slots = np.arange(held.size)
+        other._owner[slots], other._slot[held] = held, slots
+        other._filled = held.size
+        if reuse:
+            self._slot[:] = -1
+            self._owner[:] = -1
+            self._filled = 0
+        return other
 
     def submatrix(self, idx):
         """``K[np.ix_(idx, idx)]``, from the rows of ``idx`` (which are then cached)."""

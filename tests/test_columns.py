@@ -205,3 +205,54 @@ def _check_dot_requests(requests, capacity):
         np.testing.assert_allclose(cols._store[cols._slot[cached]], K[cached], atol=1e-13)
     cached = np.flatnonzero(cols._slot >= 0)
     assert np.array_equal(np.sort(cols._owner[cols._slot[cached]]), cached)
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_restricted_rows_are_the_gram_matrix_of_the_points_kept(reuse):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 3))
+    K = rbf_kernel(X, gamma=0.7)
+    columns = KernelColumns(RBFBlock(0.7, X), X, cache_size=8 * 90 * 30 / 2**20)  # 30 rows
+    columns.fetch([80, 3, 50, 7, 61])  # cached in this order: slots not sorted by point
+    computed = columns.n_rows_computed
+    idx = np.array([3, 7, 20, 50, 61, 62, 89])
+    small = columns.restricted(idx, reuse=reuse)
+    # the cached rows of idx come over, restricted to idx, and nothing is computed
+    assert columns.n_rows_computed == computed and small.n_rows_computed == 0
+    assert small.cached(np.arange(7)).tolist() == [True, True, False, True, True, False, False]
+    copied = small.rows([0, 1, 3, 4])
+    assert small.n_rows_computed == 0
+    assert np.allclose(copied, K[np.ix_(idx[[0, 1, 3, 4]], idx)], rtol=0, atol=1e-14)
+    assert np.allclose(small.rows(np.arange(7)), K[np.ix_(idx, idx)], rtol=0, atol=1e-14)
+    assert np.array_equal(small.diagonal, np.ones(7))
+    if reuse:  # the new rows live in the old cache's memory, which is emptied
+        assert np.shares_memory(small._store, columns._store)
+        assert columns.n_cached == 0 and not columns.cached(80)
+    else:
+        assert columns.n_cached == 5 and columns.cached([80, 3, 50, 7, 61]).all()
+
+
+def test_restricted_in_the_same_memory_keeps_every_row_it_copies():
+    # a full cache of long rows shrunk in place to shorter ones: each new row is written
+    # over old rows that have already been read (rows copied in the order of their slots)
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(64, 2))
+    K = rbf_kernel(X, gamma=1.3)
+    columns = KernelColumns(RBFBlock(1.3, X), X)
+    columns.fetch(rng.permutation(64))  # every row, in a random order of slots
+    before = columns.rows(np.arange(64))  # what the cache holds
+    idx = np.sort(rng.permutation(64)[:40])
+    small = columns.restricted(idx, reuse=True)
+    assert small.n_cached == 40
+    assert np.array_equal(small.rows(np.arange(40)), before[np.ix_(idx, idx)])
+    assert np.allclose(before, K, rtol=0, atol=1e-14)
+    assert small.n_rows_computed == 0
+
+
+def test_restricted_takes_sorted_distinct_points():
+    X = np.arange(12.0).reshape(6, 2)
+    columns = KernelColumns(RBFBlock(1.0, X), X)
+    with pytest.raises(ValueError, match="sorted, distinct"):
+        columns.restricted([3, 1])
+    with pytest.raises(ValueError, match="sorted, distinct"):
+        columns.restricted([1, 1, 2])

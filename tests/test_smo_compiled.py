@@ -150,6 +150,10 @@ def test_the_rbf_of_few_features_equals_the_kernels_of_the_book():
     k = RBFFewFeatures(0.7, X)
     assert_allclose(k(Y, X), kernels.rbf_kernel(Y, X, gamma=0.7), rtol=1e-14, atol=0)
     assert_allclose(k(Y, X[::2]), kernels.rbf_kernel(Y, X[::2], gamma=0.7), rtol=1e-14, atol=0)
+    # the last B is kept for the next call: a new B of the same shape is not taken for it
+    other = X[::-1].copy()
+    assert_allclose(k(Y, other), kernels.rbf_kernel(Y, other, gamma=0.7), rtol=1e-14, atol=0)
+    assert_allclose(k(Y, X), kernels.rbf_kernel(Y, X, gamma=0.7), rtol=1e-14, atol=0)
     K = k(X, X)
     assert_array_equal(K, K.T)  # exactly symmetric
     assert_array_equal(np.diag(K), 1.0)
