@@ -23,10 +23,11 @@ __all__ = ["COORDINATE_NU", "COORDINATE_NU_N", "LagrangianSVC"]
 #: ``solver='auto'`` takes coordinate steps (:func:`lsvm_kernel_coordinate`) for a kernel
 #: whose rows it computes when ``nu`` is at most this, or ``nu * n_samples`` at most
 #: ``COORDINATE_NU_N``; the Newton solver otherwise.  Measured on the checkerboards of
-#: ``benchmarks/bench_lsvm_newton.py`` (one BLAS thread): at ``nu = 1`` the coordinate
-#: steps took 0.6 to 0.8 of the Newton solver's time from 1,000 to 20,000 points, at
-#: ``nu = 10`` less up to 2,000 points and more beyond, at ``nu >= 100`` two to fifteen
-#: times as long (``M`` is the worse conditioned, the larger ``nu``).
+#: ``benchmarks/bench_lsvm_newton.py`` (one BLAS thread, coordinate / Newton fit time):
+#: at ``nu = 1`` 0.5 to 0.7 from 1,000 to 20,000 points; at ``nu = 10`` 0.7 and 0.8 at
+#: 1,000 and 2,000 points, 0.9 at 3,000, 1.3 at 5,000 and 1.9 at 20,000; at ``nu = 100``
+#: 1.0 at 1,000 points and 1.4 to 3.6 beyond (``M`` is the worse conditioned, the
+#: larger ``nu``).
 COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
