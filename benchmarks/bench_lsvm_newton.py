@@ -17,7 +17,10 @@ runs once as a check of the answer (its time leaves out the Gram matrix): the
 largest difference between its ``u`` and Newton's, relative to the largest ``u``.
 
 ``--large`` sizes (e.g. 20000 50000) run each fit in a fresh process, so that
-its peak resident memory (ru_maxrss) is its own, ``--large-repeat`` times each
+its peak resident memory (ru_maxrss) is its own (run them with ``--sizes`` and
+nothing after it, and ``--append``: Linux starts a child's ru_maxrss at its
+parent's resident memory and keeps it across exec, so a parent that has just
+fitted 5000 points lends its children its peak), ``--large-repeat`` times each
 (default 3, alternating, the fastest kept with its peak); at those sizes
 the m x m matrix is never formed by the LSVM (rows of the kernel matrix are
 computed on demand for the points that can be free, in a cache of

@@ -163,3 +163,22 @@ def test_estimator_coordinate_needs_a_kernel_whose_rows_it_computes():
         LagrangianSVC(kernel="sigmoid", solver="coordinate").fit(X, y)
     with pytest.raises(ValueError, match="eta"):
         LagrangianSVC(kernel="rbf", solver="coordinate", eta=0.1).fit(X, y)
+
+
+def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch):
+    from ksvm._rbf_compiled import RBFFewFeatures
+    from ksvm.lsvm import estimator
+
+    X, y = make_checkerboard(900, seed=3)
+    blocks = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
+    seen = []
+    monkeypatch.setattr(estimator, "COMPILED_ROWS_FROM", 900)
+    class Spy(estimator.KernelColumns):
+        def __init__(self, kernel, X, **kwargs):
+            seen.append(kernel)
+            super().__init__(kernel, X, **kwargs)
+
+    monkeypatch.setattr(estimator, "KernelColumns", Spy)
+    compiled = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
+    assert compiled.solver_ == "newton" and isinstance(seen[0], RBFFewFeatures)
+    assert np.abs(compiled.u_ - blocks.u_).max() <= 1e-9 * blocks.u_.max()

@@ -17,7 +17,7 @@ from .newton import _linear_active_set, lsvm_kernel_newton
 from .problem import _check_nu_eta, _dask_path, augment
 from .working_set import KeptMemory, lsvm_kernel_columns
 
-__all__ = ["COORDINATE_NU", "COORDINATE_NU_N", "LagrangianSVC"]
+__all__ = ["COMPILED_ROWS_FROM", "COORDINATE_NU", "COORDINATE_NU_N", "LagrangianSVC"]
 
 
 #: ``solver='auto'`` takes coordinate steps (:func:`lsvm_kernel_coordinate`) for a kernel
@@ -32,6 +32,15 @@ COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
 COORDINATE_NU_N = 20_000.0
+
+#: From this many points the Newton solver computes Gaussian rows of points with few
+#: features by the compiled kernel that SMO and the coordinate steps use
+#: (:class:`ksvm._rbf_compiled.RBFFewFeatures`, about half the time per value of
+#: :class:`ksvm.kernels.RBFBlock`); below, loading it (Numba, about a quarter of a second
+#: in a new process) costs about what it saves.  Measured on the checkerboard at
+#: ``nu = 10``, a fit in a fresh process: about 29 s with ``RBFBlock`` (14 s of it rows) and
+#: 24.5 s with the compiled rows at 200,000 points; 2.1 and 2.3 s at 50,000.
+COMPILED_ROWS_FROM = 100_000
 
 
 class LagrangianSVC(BaseKernelClassifier):
@@ -213,8 +222,9 @@ class LagrangianSVC(BaseKernelClassifier):
             return X
         if params["newton"] and self._psd_by_theory():
             params["coordinate"] = self._takes_coordinate_steps(params, X.shape[0])
-            if params["coordinate"] and self.kernel == "rbf":
-                from ..smo import _rbf_rows  # the compiled rows, as SMO's: numba is loaded
+            compiled = params["coordinate"] or X.shape[0] >= COMPILED_ROWS_FROM
+            if compiled and self.kernel == "rbf":
+                from ..smo import _rbf_rows  # the compiled rows, as SMO's
 
                 return KernelColumns(_rbf_rows(self._gamma, X), X, cache_size=params["cache_size"])
             return self._kernel_columns(X, params["cache_size"])
