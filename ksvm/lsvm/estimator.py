@@ -20,7 +20,7 @@ from .working_set import KeptMemory, lsvm_kernel_columns
 __all__ = ["COMPILED_ROWS_FROM", "COORDINATE_NU", "COORDINATE_NU_N", "LagrangianSVC"]
 
 
-#: ``solver='auto'`` takes coordinate steps (:func:`lsvm_kernel_coordinate`) for a kernel
+#: ``solver='auto'`` takes coordinate steps (:func:`ksvm.lsvm.lsvm_kernel_coordinate`) for a kernel
 #: whose rows it computes when ``nu`` is at most this, or ``nu * n_samples`` at most
 #: ``COORDINATE_NU_N``; the Newton solver otherwise.  Measured on the checkerboards of
 #: ``benchmarks/bench_lsvm_newton.py`` (one BLAS thread, coordinate / Newton fit time):
@@ -35,7 +35,7 @@ COORDINATE_NU_N = 20_000.0
 
 #: From this many points the Newton solver computes Gaussian rows of points with few
 #: features by the compiled kernel that SMO and the coordinate steps use
-#: (:class:`ksvm._rbf_compiled.RBFFewFeatures`, about half the time per value of
+#: (``ksvm._rbf_compiled.RBFFewFeatures``, about half the time per value of
 #: :class:`ksvm.kernels.RBFBlock`); below, loading it (Numba, about a quarter of a second
 #: in a new process) costs about what it saves.  Measured on the checkerboard at
 #: ``nu = 10``, a fit in a fresh process: about 29 s with ``RBFBlock`` (14 s of it rows) and
