@@ -173,6 +173,7 @@ def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch)
     blocks = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
     seen = []
     monkeypatch.setattr(estimator, "COMPILED_ROWS_FROM", 900)
+
     class Spy(estimator.KernelColumns):
         def __init__(self, kernel, X, **kwargs):
             seen.append(kernel)
