@@ -126,7 +126,11 @@ class KernelColumns:
         return self._diag
 
     def _diagonal(self):
-        """``k(x_i, x_i)`` from small square blocks (never a whole row per point)."""
+        """``k(x_i, x_i)``: the kernel's own, if it knows it (1 for the Gaussian), else from
+        small square blocks (never a whole row per point)."""
+        known = getattr(self.kernel, "diagonal", lambda X: None)(self.X)
+        if known is not None:
+            return np.asarray(known, dtype=float)
         diag = np.empty(self.m)
         for start in range(0, self.m, 256):
             block = self.X[start : start + 256]

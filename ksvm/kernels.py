@@ -410,6 +410,11 @@ class Kernel:
     def __call__(self, A, B=None, out=None):
         raise NotImplementedError
 
+    def diagonal(self, A):
+        """``k(a, a)`` for each row ``a`` of ``A``, or None if the kernel does not know it
+        without computing (then it is read from the Gram matrix of small blocks)."""
+        return None
+
     def __repr__(self):
         return self.__name__
 
@@ -483,6 +488,10 @@ class RBFBlock(Kernel):
         self._B = None
         if X is not None:
             self._extend(_checked(X, "X"))
+
+    def diagonal(self, A):
+        """``k(a, a) = 1``."""
+        return np.ones(len(A))
 
     def _extend(self, B):
         """Keep ``B``, its squared norms and ``[2 gamma b, -gamma, -gamma ||b||^2]``."""

@@ -10,7 +10,7 @@ from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard
 from ksvm.lsvm import augment, dual_matrix, lsvm_kernel_coordinate, lsvm_kernel_newton
 from ksvm.lsvm._coordinate_compiled import CONVERGED, NEED_ROW, OUT_OF_STEPS, coordinate_steps
-from ksvm.lsvm.estimator import COORDINATE_NU, COORDINATE_NU_N
+from ksvm.lsvm.estimator import COORDINATE_NU, COORDINATE_NU_N, COORDINATE_UP_TO
 
 from .conftest import frozen
 
@@ -149,6 +149,10 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     large = LagrangianSVC(kernel="rbf", gamma=100, nu=1.01 * COORDINATE_NU_N / 1200).fit(X, y)
     assert small.solver_ == "coordinate" and newton.solver_ == "newton"
     assert middle.solver_ == "coordinate" and large.solver_ == "newton"
+    few = COORDINATE_UP_TO
+    for n, solver in ((few, "coordinate"), (few + 1, "newton")):
+        clf = LagrangianSVC(kernel="rbf", gamma=100, nu=1000.0).fit(X[:n], y[:n])
+        assert clf.solver_ == solver
     assert np.abs(small.u_ - newton.u_).max() <= 1e-2 * newton.u_.max()
     assert abs(small.score(X_test, y_test) - newton.score(X_test, y_test)) <= 2e-3
     assert np.array_equal(small.support_, np.flatnonzero(small.u_ > 0))
