@@ -11,15 +11,12 @@ calls again with ``resume``, and the loop goes on from the same state.
 import numba
 import numpy as np
 
+from .._smo_compiled import _max
+
 __all__ = ["CONVERGED", "NEED_ROW", "OUT_OF_STEPS", "coordinate_steps"]
 
 #: What :func:`coordinate_steps` returns: why it stopped.
 CONVERGED, OUT_OF_STEPS, NEED_ROW = 0, 1, 3
-
-
-@numba.njit(cache=True, inline="always")
-def _max(a, b):
-    return a if a > b else b
 
 
 @numba.njit(cache=True)
