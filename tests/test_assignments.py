@@ -354,6 +354,21 @@ def test_wrong_implementations_are_diagnosed_in_the_notebook(name, capsys):
     assert capsys.readouterr().out == "", "a check printed more than its success line"
 
 
+@pytest.mark.parametrize("seed", [688, 1911])
+def test_a_diagnosis_names_the_cause_where_the_symptom_also_shows(seed):
+    """Formulas for labels in {0, 1} also stall where J is no lower than at the start, on these
+    cases drawn by the check: the flipped labels, the cause, are named, not the steps."""
+    name = "07_klr_newton"
+    solution = nbformat.read(ASSIGNMENTS / "solutions" / f"{name}.ipynb", as_version=4)
+    cell_id, old, new, check_id, message = next(
+        m for m in MUTATIONS[name] if m[4].startswith("Formulas written for labels")
+    )
+    check = for_assignment(name).CHECKS[int(check_id.split("-")[1]) - 1]
+    wrong = _functions(mutant(solution, cell_id, old, new))
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        check(wrong[check.function], rng=np.random.default_rng(seed))
+
+
 def test_check_cells_call_the_checks_of_their_assignment():
     """One definition: a check cell names its check and calls it on the student's function."""
     for name in NAMES:
