@@ -246,6 +246,25 @@ class KernelColumns:
             kept = np.concatenate([slots[hit], kept[kept >= 0]])
             self._store_rows(missing, self._compute(missing), keep=kept)
 
+    def fetch_all(self):
+        """Bring every row into the cache, the missing ones in one call of the kernel: for a
+        few hundred points, cheaper than the calls that fetch them as a solver asks.
+
+        Raises
+        ------
+        ValueError
+            If the cache cannot hold every row (``capacity < m``).
+        """
+        if self.capacity < self.m:
+            raise ValueError(
+                f"the cache holds {self.capacity} of the {self.m} rows; raise cache_size to "
+                f"at least {8 * self.m * self.m / 2**20:.3g} MB to fetch them all."
+            )
+        missing = np.flatnonzero(self._slot < 0)
+        if missing.size:
+            self._clock += 1
+            self._fill(missing)
+
     def row(self, i):
         """``K[i, :]`` as a read-only view of the cache, computed first if missing.
 

@@ -121,6 +121,27 @@ def test_fetch_caches_without_returning():
     assert cols.n_rows_computed == 2
 
 
+def test_fetch_all_computes_the_missing_rows_in_one_call():
+    X = np.random.default_rng(3).normal(size=(40, 3))
+    calls = []
+
+    def kernel(A, B):
+        calls.append(len(A))
+        return rbf_kernel(A, B, gamma=0.5)
+
+    K = KernelColumns(kernel, X)
+    K.fetch([5, 7])
+    K.fetch_all()
+    assert calls == [2, 38] and K.n_rows_computed == 40 and K.n_cached == 40
+    np.testing.assert_allclose(K.rows(range(40)), rbf_kernel(X, X, gamma=0.5), rtol=1e-13)
+    K.fetch_all()  # nothing missing: no call
+    assert calls == [2, 38]
+    small = KernelColumns(kernel, X, cache_size=8 * 40 * 10 / 2**20)
+    with pytest.raises(ValueError, match="holds 10 of the 40 rows; raise cache_size"):
+        small.fetch_all()
+    assert small.n_rows_computed == 0
+
+
 def test_a_user_function_without_out_works():
     X = data(m=30, n=2, seed=6)
     k = lambda A, B: (A @ B.T + 1.0) ** 2  # noqa: E731  (no out: its block is copied in)

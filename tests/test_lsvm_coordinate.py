@@ -41,6 +41,30 @@ def test_reaches_the_exact_solution(m, nu):
     assert 0 < r.kernel_values <= m * m
 
 
+def test_few_points_have_every_row_computed_in_one_call():
+    from ksvm.lsvm.coordinate import _WHOLE_UP_TO
+
+    def counted(m):
+        G, y, k = _problem(m)
+        calls = []
+
+        def kernel(A, B):
+            if len(B) == m:  # rows (the diagonal comes in square blocks)
+                calls.append(len(A))
+            return k(A, B)
+
+        r = lsvm_kernel_coordinate(KernelColumns(kernel, G), y, 1.0, tol=1e-8)
+        assert r.converged
+        exact = lsvm_kernel_newton(k(G, G), y, 1.0).u
+        assert np.abs(r.u - exact).max() <= 1e-6 * exact.max()
+        return calls, r.kernel_values
+
+    calls, values = counted(_WHOLE_UP_TO)
+    assert calls == [_WHOLE_UP_TO] and values == _WHOLE_UP_TO**2
+    calls, values = counted(_WHOLE_UP_TO + 100)  # on demand: many calls, not every row
+    assert len(calls) > 1 and values < (_WHOLE_UP_TO + 100) ** 2
+
+
 @pytest.mark.parametrize("omega", [0.7, 1.0, 1.3, 1.9])
 def test_every_omega_converges_to_the_tolerance(omega):
     G, y, k = _problem(400)
