@@ -170,7 +170,7 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     small = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU).fit(X, y)
     newton = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU, solver="newton").fit(X, y)
     middle = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU_N / 1200).fit(X, y)
-    large = LagrangianSVC(kernel="rbf", gamma=100, nu=1.01 * COORDINATE_NU_N / 1200).fit(X, y)
+    large = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)  # effective nu > 20
     assert small.solver_ == "coordinate" and newton.solver_ == "newton"
     assert middle.solver_ == "coordinate" and large.solver_ == "newton"
     few = COORDINATE_UP_TO
@@ -181,6 +181,35 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     assert abs(small.score(X_test, y_test) - newton.score(X_test, y_test)) <= 2e-3
     assert np.array_equal(small.support_, np.flatnonzero(small.u_ > 0))
     assert small.n_kernel_rows_ < 1200
+
+
+def test_effective_nu_is_that_of_the_nearest_neighbours_kernel_values():
+    X = np.random.default_rng(1).normal(size=(30, 3))  # fewer than the sample: every point
+    model = LagrangianSVC(kernel="rbf", gamma=0.7)
+    model._gamma = 0.7
+    K = kernels.rbf_kernel(X, gamma=0.7)
+    np.fill_diagonal(K, -np.inf)
+    r = K.max(axis=1).mean()
+    assert model._effective_nu(10.0, X) == pytest.approx(1.0 / (0.1 + 1.0 - r), rel=1e-12)
+    # the points' own values are left out: duplicates of every point make it nu itself
+    assert model._effective_nu(10.0, np.repeat(X, 2, axis=0)) == pytest.approx(10.0, rel=1e-12)
+
+
+def test_estimator_auto_takes_coordinate_steps_on_spread_points_at_large_nu():
+    # Points far apart next to 1/gamma: no two nearly the same, M well conditioned at any
+    # nu; the coordinate steps reach SVC's tolerance, where nu * n alone would say Newton.
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(800, 20))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=800) > 0, 1, -1)
+    auto = LagrangianSVC(kernel="rbf", gamma="scale", nu=1000.0).fit(X, y)
+    exact = LagrangianSVC(kernel="rbf", gamma="scale", nu=1000.0, solver="newton").fit(X, y)
+    assert 1000.0 * 800 > COORDINATE_NU_N and auto._effective_nu(1000.0, X) * 800 < COORDINATE_NU_N
+    assert auto.solver_ == "coordinate"
+    assert np.abs(auto.u_ - exact.u_).max() <= 1e-2 * exact.u_.max()
+    assert np.mean(auto.predict(X) == exact.predict(X)) >= 0.995
+    # other kernels keep the rule on nu itself
+    poly = LagrangianSVC(kernel="poly", degree=2, nu=1000.0).fit(X, y)
+    assert poly.solver_ == "newton"
 
 
 def test_estimator_coordinate_needs_a_kernel_whose_rows_it_computes():

@@ -395,6 +395,10 @@ def test_the_prediction_in_single_precision_is_the_one_in_double_precision():
     np.testing.assert_array_equal(u > 0, double > 0)
     np.testing.assert_allclose(u, double, rtol=0, atol=1e-5 * double.max())
     np.testing.assert_array_equal(_predict(frozen(P), frozen(d), 2.0), u)
+    # the values of far points, subnormal in single precision (slow to multiply), are 0
+    tiny = np.finfo(np.float32).tiny
+    assert np.count_nonzero((P > 0) & (P < tiny)) > 1000
+    assert not np.any((single != 0) & (np.abs(single) < tiny))
 
 
 def test_the_gradient_steps_with_labels_are_those_on_DPD():
