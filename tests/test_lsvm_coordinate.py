@@ -173,9 +173,9 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     large = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)  # effective nu > 20
     assert small.solver_ == "coordinate" and newton.solver_ == "newton"
     assert middle.solver_ == "coordinate" and large.solver_ == "newton"
-    few = COORDINATE_UP_TO
+    few = COORDINATE_UP_TO  # gamma = 10: nearest neighbours at 0.995, nu stays large
     for n, solver in ((few, "coordinate"), (few + 1, "newton")):
-        clf = LagrangianSVC(kernel="rbf", gamma=100, nu=1000.0).fit(X[:n], y[:n])
+        clf = LagrangianSVC(kernel="rbf", gamma=10, nu=1000.0).fit(X[:n], y[:n])
         assert clf.solver_ == solver
     assert np.abs(small.u_ - newton.u_).max() <= 1e-2 * newton.u_.max()
     assert abs(small.score(X_test, y_test) - newton.score(X_test, y_test)) <= 2e-3
@@ -212,6 +212,21 @@ def test_estimator_auto_takes_coordinate_steps_on_spread_points_at_large_nu():
     assert poly.solver_ == "newton"
 
 
+def test_a_newton_fit_below_the_compiled_rows_does_not_load_numba():
+    # Loading numba costs a fresh process about 0.4 s: the choice of solver must not.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from ksvm.datasets import make_checkerboard; "
+        "from ksvm.lsvm import LagrangianSVC; X, y = make_checkerboard(3000, seed=0); "
+        "m = LagrangianSVC(kernel='rbf', gamma=100.0, nu=100.0).fit(X, y); "
+        "print(m.solver_, 'numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["newton", "False"]
+
+
 def test_estimator_coordinate_needs_a_kernel_whose_rows_it_computes():
     X, y = make_checkerboard(100, seed=0)
     with pytest.raises(ValueError, match="solver='coordinate'"):
@@ -227,7 +242,7 @@ def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch)
     from ksvm.lsvm import estimator
 
     X, y = make_checkerboard(900, seed=3)
-    blocks = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
+    blocks = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0).fit(X, y)
     seen = []
     monkeypatch.setattr(estimator, "COMPILED_ROWS_FROM", 900)
 
@@ -237,6 +252,6 @@ def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch)
             super().__init__(kernel, X, **kwargs)
 
     monkeypatch.setattr(estimator, "KernelColumns", Spy)
-    compiled = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
+    compiled = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0).fit(X, y)
     assert compiled.solver_ == "newton" and isinstance(seen[0], RBFFewFeatures)
     assert np.abs(compiled.u_ - blocks.u_).max() <= 1e-9 * blocks.u_.max()

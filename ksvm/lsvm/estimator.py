@@ -11,6 +11,7 @@ import numpy as np
 from .._validation import check_positive, check_positive_integer, one_of, optional
 from ..base import BaseKernelClassifier, Solution
 from ..columns import KernelColumns
+from ..kernels import RBFBlock
 from .coordinate import lsvm_kernel_coordinate
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
@@ -23,6 +24,7 @@ __all__ = [
     "COORDINATE_NU_N",
     "COORDINATE_UP_TO",
     "LagrangianSVC",
+    "NEIGHBOUR_SAMPLE",
 ]
 
 
@@ -30,14 +32,16 @@ __all__ = [
 #: whose rows it computes when ``nu`` is at most this, or ``nu * n_samples`` at most
 #: ``COORDINATE_NU_N``; the Newton solver otherwise.  Measured on the checkerboards of
 #: ``benchmarks/bench_lsvm_newton.py`` (one BLAS thread, coordinate / Newton fit time):
-#: at ``nu = 1`` 0.5 to 0.7 from 1,000 to 20,000 points; at ``nu = 10`` 0.7 and 0.8 at
-#: 1,000 and 2,000 points, 0.9 at 3,000, 1.3 at 5,000 and 1.9 at 20,000; at ``nu = 100``
-#: 1.0 at 1,000 points and 1.4 to 3.6 beyond (``M`` is the worse conditioned, the
-#: larger ``nu``).
+#: at ``nu = 1`` 0.5 to 0.7 from 1,000 to 20,000 points; at ``nu = 10`` 0.3 at 1,000
+#: points, 0.9 at 3,000, 1.3 at 5,000 and 1.9 at 20,000; at ``nu = 100`` 0.8 at 1,000
+#: points and 1.1 at 2,000; at ``nu = 1000`` 1.1 and 1.2 at 900 and 1,000 points (``M`` is
+#: the worse conditioned, the larger ``nu``; with the Gaussian kernel's effective ``nu``,
+#: :data:`NEIGHBOUR_SAMPLE`, ``nu * n`` is 27,000 at 3,000 points and ``nu = 10``, 28,000 at
+#: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).
 COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
-COORDINATE_NU_N = 20_000.0
+COORDINATE_NU_N = 30_000.0
 
 #: Up to this many points ``solver='auto'`` takes coordinate steps at every ``nu``: the
 #: Newton solver starts there with every point free (its warm start begins above 500
@@ -46,9 +50,15 @@ COORDINATE_NU_N = 20_000.0
 #: 0.6 to 0.7 on the breast cancer set (455 points of a fold, ``gamma='scale'``).
 COORDINATE_UP_TO = 500
 
-#: For the Gaussian kernel, the points of which ``solver='auto'`` takes the kernel value of
-#: each one's nearest neighbour, whose mean ``r`` turns ``nu`` into the effective
-#: ``1 / (1/nu + 1 - r)`` that the rules above compare (see :meth:`LagrangianSVC._effective_nu`).
+#: For the Gaussian kernel, how many points (drawn with a fixed seed) ``solver='auto'`` takes
+#: the kernel value of each one's nearest neighbour at; their mean ``r`` turns ``nu`` into
+#: the effective ``1 / (1/nu + 1 - r)``, which the rules above may also compare.  Two points
+#: at kernel value ``r`` make a block of ``M`` with eigenvalues ``1/nu + 1 +- r``, whose
+#: condition number, about ``2 / (1/nu + 1 - r)`` for ``r`` near 1, sets how slowly the
+#: coordinate steps on the pair converge.  On the checkerboards ``r`` is 0.97 to 0.998 and
+#: the effective ``nu`` close to ``nu``; on the digits (``gamma='scale'``) ``r`` is about
+#: 0.8 and the effective ``nu`` at most 5, where the coordinate steps took about 0.75 of the
+#: Newton solver's time at ``nu`` = 100 and 1000 (1,438 points, one BLAS thread).
 NEIGHBOUR_SAMPLE = 32
 
 #: From this many points the Newton solver computes Gaussian rows of points with few
@@ -107,8 +117,12 @@ class LagrangianSVC(BaseKernelClassifier):
         a named kernel PSD by theory only) to the tolerance ``tol``, which is fast
         where ``nu`` is small and ``M`` well conditioned.  'auto' takes 'coordinate'
         for such a kernel when ``nu <= COORDINATE_NU``, ``nu * n_samples <=
-        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 20,000 and 500,
-        measured on the book's checkerboards), and 'newton' otherwise: it was as fast
+        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 30,000 and 500,
+        measured on the book's checkerboards), where for the Gaussian kernel either of
+        the first two may hold for the effective ``1 / (1/nu + 1 - r)`` in place of
+        ``nu``, ``r`` the mean kernel value at the nearest neighbour of
+        ``NEIGHBOUR_SAMPLE`` points (about 0.8 on the digits, 0.97 and more on the
+        checkerboards), and 'newton' otherwise: it was as fast
         or faster than the fixed point in every setting the book measures (the
         chapters on the Newton solver and on choosing a method).  With
         ``kernel='linear'`` a Newton step is one pass over ``X`` plus an update
@@ -273,11 +287,10 @@ class LagrangianSVC(BaseKernelClassifier):
         ``nu`` when ``r`` is well below 1.  On the checkerboards the rules were measured on,
         ``r`` is 0.97 to 0.998 and the effective ``nu`` that of the rules; on the digits
         (``gamma='scale'``) ``r`` is about 0.8, and the effective ``nu`` at most 5."""
-        from ..smo import _rbf_rows
-
         n = X.shape[0]
         sample = np.random.default_rng(0).choice(n, min(NEIGHBOUR_SAMPLE, n), replace=False)
-        values = _rbf_rows(self._gamma, X)(X[sample], X)
+        # RBFBlock, not the compiled rows: a Newton fit must not load numba for this
+        values = RBFBlock(self._gamma)(X[sample], X)
         values[np.arange(sample.size), sample] = -np.inf  # not the point itself
         r = float(values.max(axis=1).mean())
         return 1.0 / (1.0 / nu + 1.0 - r)
