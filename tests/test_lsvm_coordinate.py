@@ -203,7 +203,8 @@ def test_estimator_auto_takes_coordinate_steps_on_spread_points_at_large_nu():
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=800) > 0, 1, -1)
     auto = LagrangianSVC(kernel="rbf", gamma="scale", nu=1000.0).fit(X, y)
     exact = LagrangianSVC(kernel="rbf", gamma="scale", nu=1000.0, solver="newton").fit(X, y)
-    assert 1000.0 * 800 > COORDINATE_NU_N and auto._effective_nu(1000.0, X) * 800 < COORDINATE_NU_N
+    assert COORDINATE_NU_N < 1000.0 * 800
+    assert auto._effective_nu(1000.0, X) * 800 < COORDINATE_NU_N
     assert auto.solver_ == "coordinate"
     assert np.abs(auto.u_ - exact.u_).max() <= 1e-2 * exact.u_.max()
     assert np.mean(auto.predict(X) == exact.predict(X)) >= 0.995

@@ -397,7 +397,7 @@ def test_the_prediction_in_single_precision_is_the_one_in_double_precision():
     np.testing.assert_array_equal(_predict(frozen(P), frozen(d), 2.0), u)
     # the values of far points, subnormal in single precision (slow to multiply), are 0
     tiny = np.finfo(np.float32).tiny
-    assert np.count_nonzero((P > 0) & (P < tiny)) > 1000
+    assert np.count_nonzero((P > 0) & np.less(P, tiny)) > 1000
     assert not np.any((single != 0) & (np.abs(single) < tiny))
 
 

@@ -23,8 +23,8 @@ __all__ = [
     "COORDINATE_NU",
     "COORDINATE_NU_N",
     "COORDINATE_UP_TO",
-    "LagrangianSVC",
     "NEIGHBOUR_SAMPLE",
+    "LagrangianSVC",
 ]
 
 
@@ -273,7 +273,10 @@ class LagrangianSVC(BaseKernelClassifier):
         nu = 1.0 / n if p["nu"] is None else p["nu"]
         if n <= COORDINATE_UP_TO:
             return True
-        small = lambda nu: nu <= COORDINATE_NU or nu * n <= COORDINATE_NU_N  # noqa: E731
+
+        def small(nu):
+            return nu <= COORDINATE_NU or nu * n <= COORDINATE_NU_N
+
         return small(nu) or (self.kernel == "rbf" and small(self._effective_nu(nu, X)))
 
     def _effective_nu(self, nu, X):
