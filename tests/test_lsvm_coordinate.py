@@ -170,7 +170,8 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     small = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU).fit(X, y)
     newton = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU, solver="newton").fit(X, y)
     middle = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU_N / 1200).fit(X, y)
-    large = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)  # effective nu > 20
+    large = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
+    assert large._effective_nu(100.0, X) * 1200 > COORDINATE_NU_N  # near neighbours: Newton
     assert small.solver_ == "coordinate" and newton.solver_ == "newton"
     assert middle.solver_ == "coordinate" and large.solver_ == "newton"
     few = COORDINATE_UP_TO  # gamma = 10: nearest neighbours at 0.995, nu stays large

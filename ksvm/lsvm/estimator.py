@@ -288,7 +288,7 @@ class LagrangianSVC(BaseKernelClassifier):
         number ``(a + r) / (a - r)``, which sets how slowly coordinate steps on the pair
         converge, is about ``2 / (1/nu + 1 - r)`` when ``r`` is near 1 and depends little on
         ``nu`` when ``r`` is well below 1.  On the checkerboards the rules were measured on,
-        ``r`` is 0.97 to 0.998 and the effective ``nu`` that of the rules; on the digits
+        ``r`` is 0.97 to 0.998 and the effective ``nu`` close to ``nu``; on the digits
         (``gamma='scale'``) ``r`` is about 0.8, and the effective ``nu`` at most 5."""
         n = X.shape[0]
         sample = np.random.default_rng(0).choice(n, min(NEIGHBOUR_SAMPLE, n), replace=False)
