@@ -57,7 +57,7 @@ COORDINATE_UP_TO = 500
 #: condition number, about ``2 / (1/nu + 1 - r)`` for ``r`` near 1, sets how slowly the
 #: coordinate steps on the pair converge.  On the checkerboards ``r`` is 0.97 to 0.998 and
 #: the effective ``nu`` close to ``nu``; on the digits (``gamma='scale'``) ``r`` is about
-#: 0.8 and the effective ``nu`` at most 5, where the coordinate steps took about 0.75 of the
+#: 0.8 and the effective ``nu`` at most 5.4, where the coordinate steps took about 0.75 of the
 #: Newton solver's time at ``nu`` = 100 and 1000 (1,438 points, one BLAS thread).
 NEIGHBOUR_SAMPLE = 32
 
@@ -289,7 +289,7 @@ class LagrangianSVC(BaseKernelClassifier):
         converge, is about ``2 / (1/nu + 1 - r)`` when ``r`` is near 1 and depends little on
         ``nu`` when ``r`` is well below 1.  On the checkerboards the rules were measured on,
         ``r`` is 0.97 to 0.998 and the effective ``nu`` close to ``nu``; on the digits
-        (``gamma='scale'``) ``r`` is about 0.8, and the effective ``nu`` at most 5."""
+        (``gamma='scale'``) ``r`` is about 0.8, and the effective ``nu`` at most 5.4."""
         n = X.shape[0]
         sample = np.random.default_rng(0).choice(n, min(NEIGHBOUR_SAMPLE, n), replace=False)
         # RBFBlock, not the compiled rows: a Newton fit must not load numba for this
