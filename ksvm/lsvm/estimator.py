@@ -55,10 +55,11 @@ COORDINATE_UP_TO = 500
 #: the effective ``1 / (1/nu + 1 - r)``, which the rules above may also compare.  Two points
 #: at kernel value ``r`` make a block of ``M`` with eigenvalues ``1/nu + 1 +- r``, whose
 #: condition number, about ``2 / (1/nu + 1 - r)`` for ``r`` near 1, sets how slowly the
-#: coordinate steps on the pair converge.  On the checkerboards ``r`` is 0.97 to 0.998 and
-#: the effective ``nu`` close to ``nu``; on the digits (``gamma='scale'``) ``r`` is about
-#: 0.8 and the effective ``nu`` at most 5.4, where the coordinate steps took about 0.75 of the
-#: Newton solver's time at ``nu`` = 100 and 1000 (1,438 points, one BLAS thread).
+#: coordinate steps on the pair converge.  On the checkerboards ``r`` is 0.97 to 0.998: the
+#: effective ``nu`` is 8 to 10 at ``nu = 10``, 28 at ``nu = 100`` and 1,000 points.  On the
+#: digits (``gamma='scale'``) ``r`` is about 0.8 and the effective ``nu`` at most 5.4, where
+#: the coordinate steps took about 0.75 of the Newton solver's time at ``nu`` = 100 and 1000
+#: (1,438 points, one BLAS thread).
 NEIGHBOUR_SAMPLE = 32
 
 #: From this many points the Newton solver computes Gaussian rows of points with few
@@ -288,7 +289,7 @@ class LagrangianSVC(BaseKernelClassifier):
         number ``(a + r) / (a - r)``, which sets how slowly coordinate steps on the pair
         converge, is about ``2 / (1/nu + 1 - r)`` when ``r`` is near 1 and depends little on
         ``nu`` when ``r`` is well below 1.  On the checkerboards the rules were measured on,
-        ``r`` is 0.97 to 0.998 and the effective ``nu`` close to ``nu``; on the digits
+        ``r`` is 0.97 to 0.998 and the effective ``nu`` close to ``nu`` up to 10; on the digits
         (``gamma='scale'``) ``r`` is about 0.8, and the effective ``nu`` at most 5.4."""
         n = X.shape[0]
         sample = np.random.default_rng(0).choice(n, min(NEIGHBOUR_SAMPLE, n), replace=False)
