@@ -32,9 +32,9 @@ __all__ = [
 #: whose rows it computes when ``nu`` is at most this, or ``nu * n_samples`` at most
 #: ``COORDINATE_NU_N``; the Newton solver otherwise.  Measured on the checkerboards of
 #: ``benchmarks/bench_lsvm_newton.py`` (one BLAS thread, coordinate / Newton fit time):
-#: at ``nu = 1`` 0.5 to 0.7 from 1,000 to 20,000 points; at ``nu = 10`` 0.3 at 1,000
+#: at ``nu = 1`` 0.5 to 0.7 from 1,000 to 20,000 points; at ``nu = 10`` 0.5 at 1,000
 #: points, 0.9 at 3,000, 1.3 at 5,000 and 1.9 at 20,000; at ``nu = 100`` 0.8 at 1,000
-#: points and 1.1 at 2,000; at ``nu = 1000`` 1.1 and 1.2 at 900 and 1,000 points (``M`` is
+#: points and 1.1 at 2,000; at ``nu = 1000`` 1.05 to 1.2 at 900 and 1,000 points (``M`` is
 #: the worse conditioned, the larger ``nu``; with the Gaussian kernel's effective ``nu``,
 #: :data:`NEIGHBOUR_SAMPLE`, ``nu * n`` is 27,000 at 3,000 points and ``nu = 10``, 28,000 at
 #: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).
