@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -104,24 +105,37 @@ def test_mathjax_is_shipped_with_the_book():
 
 
 def run_offline_browser(url, *args):
-    """Run headless Chromium with no network; return its stdout."""
-    flags = [
-        *OFFLINE_CHROMIUM_FLAGS,  # a second lock on the door, after the empty namespace
-        "--hide-scrollbars",
-        f"--user-data-dir={SHOTS / 'profile'}",
-        "--virtual-time-budget=15000",
-        *args,
-        url,
-    ]
-    command = [shutil.which("chromium"), *flags]
-    if (
-        shutil.which("unshare")
-        and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
-    ):
-        command = ["unshare", "-n", *command]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout
+    """Run headless Chromium with no network; return its stdout.
+
+    Each run has a profile of its own: pytest-xdist's workers run browsers side by side, and
+    two Chromiums on one profile directory fight over its lock (one was seen to die of
+    SIGSEGV).  A browser killed by a signal is run once more; a second death, or any exit
+    code, fails with what both runs printed.
+    """
+    unshare = shutil.which("unshare") and (
+        subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+    )
+    failures = []
+    for _ in range(2):
+        with tempfile.TemporaryDirectory(prefix="ksvm-chromium-") as profile:
+            command = [
+                shutil.which("chromium"),
+                *OFFLINE_CHROMIUM_FLAGS,  # a second lock on the door, after the empty namespace
+                "--hide-scrollbars",
+                f"--user-data-dir={profile}",
+                "--virtual-time-budget=15000",
+                *args,
+                url,
+            ]
+            if unshare:
+                command = ["unshare", "-n", *command]
+            result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if result.returncode == 0:
+            return result.stdout
+        failures.append(f"exit code {result.returncode}:\n{result.stderr[-2000:]}")
+        if result.returncode > 0:
+            break
+    raise AssertionError("\n\n".join(failures))
 
 
 @needs_build
