@@ -16,8 +16,6 @@ of rows straight into the store, and sizes its blocks by
 block among it) lives in :mod:`ksvm.kernels`.
 """
 
-import mmap
-
 import numpy as np
 
 from ._validation import check_matrix, check_positive
@@ -29,24 +27,6 @@ __all__ = ["KernelColumns"]
 #: stay in a core's cache between the passes of the kernel (its product, its
 #: exponential), large enough for BLAS.
 _FILL_ROWS = 64
-
-
-def _empty_rows(capacity, m):
-    """Uninitialised memory for ``capacity`` rows of length ``m``, C-ordered float64.
-
-    A store that holds every row (``capacity == m``, up to about 5,000 points at the
-    default 200 MB) is a numpy array.  A larger one, which a fit fills whole and then
-    evicts from, is an anonymous map of ordinary 4 KB pages: numpy asks the operating
-    system for transparent huge pages on arrays this size, and where Linux compacts
-    memory to find them when they are first touched (``defrag=madvise``, a common
-    default) the first fit in a process stalled for 0.15 to 0.45 s on a 200 MB store;
-    faulting it in 4 KB pages costs about 85 ms, every fit.  The pages go back to the
-    system when the array is freed, as numpy's do.
-    """
-    if capacity >= m or capacity * m == 0:
-        return np.empty((capacity, m))
-    memory = mmap.mmap(-1, capacity * m * 8)
-    return np.frombuffer(memory, dtype=np.float64).reshape(capacity, m)
 
 
 class KernelColumns:
@@ -119,7 +99,7 @@ class KernelColumns:
         self.capacity = int(min(m, max(1, self.cache_size * 2**20 // (8 * max(m, 1)))))
         # The store: one row per slot, allocated whole but only touched as it fills
         # (the operating system maps pages on first write).
-        self._store = _empty_rows(self.capacity, m)
+        self._store = np.empty((self.capacity, m))
         self._slot = np.full(m, -1, dtype=np.intp)  # point -> slot, -1 if not cached
         self._owner = np.full(self.capacity, -1, dtype=np.intp)  # slot -> point
         self._used = np.zeros(self.capacity, dtype=np.int64)  # last use, for LRU

@@ -1,7 +1,5 @@
 """KernelColumns against the whole Gram matrix, whatever the cache holds."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -279,41 +277,3 @@ def test_restricted_takes_sorted_distinct_points():
         columns.restricted([3, 1])
     with pytest.raises(ValueError, match="sorted, distinct"):
         columns.restricted([1, 1, 2])
-
-
-def _vm_flags(array):
-    """The kernel's VmFlags of every mapping that holds a byte of ``array`` (numpy advises
-    only the 2 MB-aligned part of an array, which Linux then maps apart)."""
-    first = array.__array_interface__["data"][0]
-    last = first + array.nbytes
-    flags, inside = set(), False
-    with open("/proc/self/smaps") as smaps:
-        for line in smaps:
-            head = line.split()[0]
-            if "-" in head and not head.endswith(":"):
-                start, end = (int(part, 16) for part in head.split("-"))
-                inside = start < last and first < end
-            elif head == "VmFlags:" and inside:
-                flags.update(line.split()[1:])
-    return flags
-
-
-@pytest.mark.skipif(
-    not (
-        Path("/proc/self/smaps").exists() and Path("/sys/kernel/mm/transparent_hugepage").exists()
-    ),
-    reason="needs Linux with transparent huge pages, which numpy advises for large arrays",
-)
-def test_a_store_too_small_for_every_row_is_not_advised_for_huge_pages():
-    # numpy advises huge pages for a large array ('hg'); where the system then compacts
-    # memory at the first touch, a fresh process's first fit stalled.  A store that cannot
-    # hold every row (a large problem) is mapped without that advice.
-    X = data(m=3000, n=2)
-    large = KernelColumns(RBFBlock(1.0, X), X, cache_size=40.0)  # 1747 of 3000 rows
-    assert large.capacity < large.m
-    assert large._store.flags.c_contiguous and large._store.flags.writeable
-    assert "hg" not in _vm_flags(large._store)
-    assert "hg" in _vm_flags(np.empty((1747, 3000)))  # what numpy would have done
-    large.fetch(np.arange(2000))  # more rows than it holds: eviction in the mapped store
-    K = rbf_kernel(X[:5], X, gamma=1.0)
-    np.testing.assert_allclose(large.rows(np.arange(5)), K, rtol=0, atol=1e-13)
