@@ -215,7 +215,8 @@ def test_estimator_auto_takes_coordinate_steps_on_spread_points_at_large_nu():
 
 
 def test_a_newton_fit_below_the_compiled_rows_does_not_load_numba():
-    # Loading numba costs a fresh process about 0.4 s: the choice of solver must not.
+    # Loading numba and the compiled rows costs a fresh process most of a second: the
+    # choice of solver must not.
     import subprocess
     import sys
 
