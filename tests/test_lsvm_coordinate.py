@@ -10,6 +10,7 @@ from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard
 from ksvm.lsvm import augment, dual_matrix, lsvm_kernel_coordinate, lsvm_kernel_newton
 from ksvm.lsvm._coordinate_compiled import CONVERGED, NEED_ROW, OUT_OF_STEPS, coordinate_steps
+from ksvm.lsvm.coordinate import _relaxation
 from ksvm.lsvm.estimator import COORDINATE_NU, COORDINATE_NU_N, COORDINATE_UP_TO
 
 from .conftest import frozen
@@ -212,6 +213,49 @@ def test_estimator_auto_takes_coordinate_steps_on_spread_points_at_large_nu():
     # other kernels keep the rule on nu itself
     poly = LagrangianSVC(kernel="poly", degree=2, nu=1000.0).fit(X, y)
     assert poly.solver_ == "newton"
+
+
+@pytest.mark.parametrize(
+    ("nu", "omega"),
+    [
+        (1e-3, 1.3),
+        (1.0, 1.3),
+        (np.sqrt(5.0), 1.45),
+        (5.0, 1.6),
+        (np.sqrt(250.0), 1.725),
+        (50.0, 1.85),
+        (1e4, 1.85),
+    ],
+)
+def test_step_length_rises_with_log_nu_through_its_three_knots(nu, omega):
+    assert _relaxation(nu) == pytest.approx(omega, abs=1e-12)
+
+
+def test_estimator_steps_take_the_length_of_the_effective_nu(monkeypatch):
+    from ksvm.lsvm import estimator
+
+    lengths = []
+
+    def solver(*args, omega, **kwargs):
+        lengths.append(omega)
+        return lsvm_kernel_coordinate(*args, omega=omega, **kwargs)
+
+    monkeypatch.setattr(estimator, "lsvm_kernel_coordinate", solver)
+    # spread points (as the digits): the effective nu is far below nu, and so is the length
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(800, 20))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=800) > 0, 1, -1)
+    spread = LagrangianSVC(kernel="rbf", gamma="scale", nu=100.0, solver="coordinate").fit(X, y)
+    effective = spread._effective_nu(100.0, X)
+    assert effective < 5.0 and lengths == [_relaxation(effective)]
+    assert lengths[0] < _relaxation(100.0) - 0.2
+    # near neighbours (the checkerboard): nu stays large, and so does the length
+    Xc, yc = make_checkerboard(800, seed=0)
+    near = LagrangianSVC(kernel="rbf", gamma=100.0, nu=100.0, solver="coordinate").fit(Xc, yc)
+    assert lengths[1] == _relaxation(near._effective_nu(100.0, Xc)) > 1.75
+    # other kernels: the solver's default, the length of nu itself
+    LagrangianSVC(kernel="poly", degree=2, nu=100.0, solver="coordinate").fit(X, y)
+    assert lengths[2] is None
 
 
 def test_a_newton_fit_below_the_compiled_rows_does_not_load_numba():

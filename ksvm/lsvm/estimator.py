@@ -12,7 +12,7 @@ from .._validation import check_positive, check_positive_integer, one_of, option
 from ..base import BaseKernelClassifier, Solution
 from ..columns import KernelColumns
 from ..kernels import RBFBlock
-from .coordinate import lsvm_kernel_coordinate
+from .coordinate import _relaxation, lsvm_kernel_coordinate
 from .fixed_point import lsvm_kernel, lsvm_linear
 from .newton import _linear_active_set, lsvm_kernel_newton
 from .problem import _check_nu_eta, _dask_path, augment
@@ -249,12 +249,15 @@ class LagrangianSVC(BaseKernelClassifier):
         """The points themselves for the linear kernel (no ``n x n`` matrix); for the
         Newton solver or coordinate steps and a kernel PSD by theory, the rows of the
         augmented points' Gram matrix on demand; else the whole matrix, checked PSD.
-        Records in ``params['coordinate']`` whether coordinate steps solve."""
-        params["coordinate"] = False
+        Records in ``params['coordinate']`` whether coordinate steps solve, and in
+        ``params['omega']`` their step length (None: the solver's default for ``nu``)."""
+        params["coordinate"], params["omega"] = False, None
         if self.kernel == "linear":
             return X
         if params["newton"] and self._psd_by_theory():
             params["coordinate"] = self._takes_coordinate_steps(params, X)
+            if params["coordinate"] and self.kernel == "rbf":
+                params["omega"] = _relaxation(self._effective_nu(self._nu(params, X), X))
             compiled = params["coordinate"] or X.shape[0] >= COMPILED_ROWS_FROM
             if compiled and self.kernel == "rbf":
                 from ..smo import _rbf_rows  # the compiled rows, as SMO's
@@ -270,8 +273,7 @@ class LagrangianSVC(BaseKernelClassifier):
         ``nu`` made effective by the spread of the points (:meth:`_effective_nu`)."""
         if p["solver"] != "auto":
             return p["solver"] == "coordinate"
-        n = X.shape[0]
-        nu = 1.0 / n if p["nu"] is None else p["nu"]
+        n, nu = X.shape[0], self._nu(p, X)
         if n <= COORDINATE_UP_TO:
             return True
 
@@ -279,6 +281,11 @@ class LagrangianSVC(BaseKernelClassifier):
             return nu <= COORDINATE_NU or nu * n <= COORDINATE_NU_N
 
         return small(nu) or (self.kernel == "rbf" and small(self._effective_nu(nu, X)))
+
+    @staticmethod
+    def _nu(p, X):
+        """``nu``, None made ``1 / n_samples``."""
+        return 1.0 / X.shape[0] if p["nu"] is None else p["nu"]
 
     def _effective_nu(self, nu, X):
         """``1 / (1/nu + 1 - r)``, ``r`` the mean over :data:`NEIGHBOUR_SAMPLE` points (drawn
@@ -341,7 +348,9 @@ class LagrangianSVC(BaseKernelClassifier):
         if params["coordinate"]:
             tol = options.get("tol", 1e-3)  # lsvm_kernel_coordinate's default
             max_iter = None if self.max_iter is None else options["max_iter"]
-            result = lsvm_kernel_coordinate(data, y, nu, max_iter=max_iter, tol=tol)
+            result = lsvm_kernel_coordinate(
+                data, y, nu, max_iter=max_iter, tol=tol, omega=params["omega"]
+            )
             # support_: the points with u_i > 0 (the solution to the tolerance)
             return result, np.where(result.u > 0, 0.0, 1.0), round(result.kernel_values / len(y))
         if isinstance(data, KernelColumns):
