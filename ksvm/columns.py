@@ -228,14 +228,17 @@ class KernelColumns:
     def fetch(self, idx, keep=()):
         """Bring the rows of ``idx`` into the cache, the missing ones computed in
         one block, without returning them (no copy): a solver's prefetch.  The
-        cached rows of ``keep`` are not evicted to make room."""
+        cached rows of ``keep`` are not evicted to make room; if the others cannot all
+        be cached, the first ones of ``idx`` are."""
         idx = self._index(idx)
         self._clock += 1
         slots = self._slot[idx]
         hit = slots >= 0
         self._used[slots[hit]] = self._clock
         if not hit.all():
-            missing = np.unique(idx[~hit])
+            # in the order asked (the first ones are kept if not all fit), once each
+            missing = idx[~hit]
+            missing = missing[np.sort(np.unique(missing, return_index=True)[1])]
             if missing.size <= self.capacity - self._filled:
                 # room for all: computed straight into free slots, a cache-sized
                 # block of rows at a time (no copy, no large temporary)

@@ -121,6 +121,18 @@ def test_fetch_caches_without_returning():
     assert cols.n_rows_computed == 2
 
 
+def test_fetch_beyond_the_cache_keeps_the_rows_asked_first():
+    X = data()
+    k = make_kernel("rbf", gamma=0.5)
+    cols = KernelColumns(k, X, cache_size=8 * 40 * 3 / 2**20)  # three rows
+    assert cols.capacity == 3
+    cols.fetch([30, 2, 17, 5, 30])  # four rows asked, three fit: the first three
+    assert cols.cached([30, 2, 17]).all() and not cols.cached(5)
+    cols.fetch([9, 1], keep=[17])  # two more: 17 stays, 30 and 2 make room
+    assert cols.cached([9, 1, 17]).all() and not cols.cached([30, 2]).any()
+    np.testing.assert_allclose(cols.row(9), k(X, X)[9], rtol=1e-13)
+
+
 def test_fetch_all_computes_the_missing_rows_in_one_call():
     X = np.random.default_rng(3).normal(size=(40, 3))
     calls = []

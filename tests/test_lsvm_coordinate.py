@@ -9,7 +9,14 @@ from ksvm import LagrangianSVC, kernels
 from ksvm.columns import KernelColumns
 from ksvm.datasets import make_checkerboard
 from ksvm.lsvm import augment, dual_matrix, lsvm_kernel_coordinate, lsvm_kernel_newton
-from ksvm.lsvm._coordinate_compiled import CONVERGED, NEED_ROW, OUT_OF_STEPS, coordinate_steps
+from ksvm.lsvm._coordinate_compiled import (
+    CONVERGED,
+    NEED_ROW,
+    OUT_OF_STEPS,
+    _pair_step,
+    coordinate_steps,
+    pair_steps,
+)
 from ksvm.lsvm.coordinate import _relaxation
 from ksvm.lsvm.estimator import COORDINATE_NU, COORDINATE_NU_N, COORDINATE_UP_TO
 
@@ -27,13 +34,15 @@ def _violation(M, u):
     return np.max(np.where(u > 0, np.abs(g), -g))
 
 
+@pytest.mark.parametrize("pairs", [None, True, False])
 @pytest.mark.parametrize("nu", [0.1, 1.0, 10.0])
 @pytest.mark.parametrize("m", [300, 1100])  # 1100: a warm start of two levels
-def test_reaches_the_exact_solution(m, nu):
+def test_reaches_the_exact_solution(m, nu, pairs):
     G, y, k = _problem(m)
     K = k(G, G)
     exact = lsvm_kernel_newton(K, y, nu).u
-    r = lsvm_kernel_coordinate(KernelColumns(k, frozen(G)), frozen(y), nu, tol=1e-10)
+    columns = KernelColumns(k, frozen(G))
+    r = lsvm_kernel_coordinate(columns, frozen(y), nu, tol=1e-10, pairs=pairs)
     assert r.converged
     assert np.abs(r.u - exact).max() <= 1e-8 * exact.max()
     assert np.array_equal(r.u > 0, exact > 0)
@@ -117,6 +126,134 @@ def test_compiled_steps_are_the_plain_steps(active):
     assert status == OUT_OF_STEPS and state[2] == 25 and state[3] == 25
     assert np.allclose(u, _numpy_steps(M, np.zeros(points.size), 25, 1.3), rtol=1e-12, atol=1e-14)
     assert np.allclose(g, M @ u - 1.0, atol=1e-12)
+
+
+def _numpy_pair_steps(M, u, steps):
+    """The greedy pair steps, written plainly: the worst violator ``i``, the partner of
+    largest gain without the bounds, then the minimum over the two multipliers >= 0
+    found among the four sets of them that can be 0, each solved as a linear system."""
+    u = u.copy()
+    for _ in range(steps):
+        g = M @ u - 1.0
+        i = int(np.argmax(np.where(u > 0, np.abs(g), np.maximum(-g, 0.0))))
+        gains = np.zeros(len(u))
+        for k in range(len(u)):
+            if k != i and (u[k] > 0 or g[k] < 0):
+                H = M[np.ix_([i, k], [i, k])]
+                h = g[[i, k]]
+                gains[k] = h @ np.linalg.solve(H, h)
+        j = int(np.argmax(gains))
+        pair = [i, j] if gains[j] > 0 else [i]
+        H, h, now = M[np.ix_(pair, pair)], g[pair], u[pair]
+        best, fall = now, 0.0
+        for free in ([True, True], [True, False], [False, True], [False, False])[
+            : 4 if len(pair) == 2 else 1
+        ]:
+            free = np.array(free[: len(pair)])
+            new = np.zeros(len(pair))
+            # the minimum with the others at 0: H_FF (new_F - now_F) = -(h_F - H_F0 now_0)
+            F = np.flatnonzero(free)
+            d0 = -now * ~free
+            new[F] = now[F] + np.linalg.solve(
+                H[np.ix_(F, F)], -(h[F] + H[np.ix_(F, ~free)] @ d0[~free])
+            )
+            if (new >= 0).all():
+                d = new - now
+                value = h @ d + d @ H @ d / 2
+                if value < fall:
+                    best, fall = new, value
+        u[pair] = best
+    return u
+
+
+@pytest.mark.parametrize("active", [None, "some"])
+def test_compiled_pair_steps_are_the_plain_pair_steps(active):
+    G, y, k = _problem(120)
+    K, nu = k(G, G), 30.0
+    points = (
+        np.arange(120)
+        if active is None
+        else np.sort(np.random.default_rng(1).permutation(120)[:70])
+    )
+    Ky = K[np.ix_(points, points)]
+    M = np.eye(points.size) / nu + y[points, None] * Ky * y[points]
+    u, g = np.zeros(points.size), -np.ones(points.size)
+    V, W, state = np.empty(points.size), np.empty(points.size), np.empty(5)
+    slot, used = np.arange(120), np.zeros(120, dtype=np.int64)
+    status = pair_steps(
+        (K, slot, used), 0, (points, u, g, y[points], np.diag(M).copy()),
+        1.0 / nu, 0.0, 40, (V, W, state), False,
+    )  # fmt: skip
+    assert status == OUT_OF_STEPS and state[2] == 40 and state[3] == 40
+    plain = _numpy_pair_steps(M, np.zeros(points.size), 40)
+    assert np.allclose(u, plain, rtol=1e-10, atol=1e-12)
+    assert np.allclose(g, M @ u - 1.0, atol=1e-10)
+    assert (u > 0).sum() > 10  # the steps went somewhere
+
+
+def test_a_pair_step_is_the_minimum_over_the_two_bounds():
+    # the KKT conditions of min h'd + d'Hd/2 over u + d >= 0, on random 2 x 2 problems
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        A = rng.normal(size=(2, 2))
+        H = A @ A.T + 0.05 * np.eye(2)
+        u = np.where(rng.random(2) < 0.4, 0.0, rng.exponential(size=2))
+        h = rng.normal(size=2) * 3
+        d = np.array(_pair_step(u[0], u[1], h[0], h[1], H[0, 0], H[0, 1], H[1, 1]))
+        new, grad = u + d, h + H @ d
+        scale = np.abs(h).max() + np.abs(H).max() * (np.abs(u).max() + np.abs(d).max())
+        assert new.min() >= 0.0
+        assert np.all(np.where(new > 0, np.abs(grad), np.maximum(-grad, 0.0)) <= 1e-9 * scale)
+
+
+def test_pair_steps_take_fewer_steps_where_m_is_ill_conditioned():
+    G, y, k = _problem(1100)
+    single = lsvm_kernel_coordinate(KernelColumns(k, G), y, 100.0, pairs=False)
+    pairs = lsvm_kernel_coordinate(KernelColumns(k, G), y, 100.0)
+    assert single.converged and pairs.converged
+    assert pairs.n_iter <= single.n_iter / 2
+    assert np.abs(pairs.u - single.u).max() <= 2e-2 * single.u.max()
+
+
+def test_pair_steps_need_two_rows_of_cache():
+    G, y, k = _problem(50)
+    one_row = KernelColumns(k, G, cache_size=8 * 50 / 2**20)
+    assert one_row.capacity == 1
+    with pytest.raises(ValueError, match="at least two rows"):
+        lsvm_kernel_coordinate(one_row, y, 1.0, pairs=True)
+    r = lsvm_kernel_coordinate(one_row, y, 1.0, tol=1e-8)  # None: single steps
+    exact = lsvm_kernel_newton(k(G, G), y, 1.0).u
+    assert r.converged and np.abs(r.u - exact).max() <= 1e-6 * exact.max()
+    two_rows = KernelColumns(k, G, cache_size=8 * 2 * 50 / 2**20)
+    r = lsvm_kernel_coordinate(two_rows, y, 30.0, tol=1e-8, pairs=True)
+    exact = lsvm_kernel_newton(k(G, G), y, 30.0).u
+    assert r.converged and np.abs(r.u - exact).max() <= 1e-6 * exact.max()
+
+
+def test_a_missing_partner_row_keeps_the_first_row_and_resumes():
+    G, y, k = _problem(60)
+    K, nu = k(G, G), 30.0
+    M = dual_matrix(K, y, nu)
+    slot = np.arange(60)
+    slot[[5, 17, 40]] = -1
+    used = np.zeros(60, dtype=np.int64)
+    u, g = np.zeros(60), -np.ones(60)
+    V, W, state = np.empty(60), np.empty(60), np.empty(5)
+    problem = (np.arange(60), u, g, y, np.diag(M).copy())
+    resume, misses = False, []
+    while True:
+        status = pair_steps((K, slot, used), 0, problem, 1 / nu, 1e-9, 10**5, (V, W, state), resume)
+        if status != NEED_ROW:
+            break
+        misses.append((int(state[0]), int(state[4])))
+        if state[4] >= 0:
+            assert slot[int(state[4])] >= 0  # the first row of the pair is cached
+        slot[int(state[0])] = int(state[0])
+        resume = True
+    assert status == CONVERGED
+    assert misses and {i for i, _ in misses} <= {5, 17, 40}
+    assert any(keep >= 0 for _, keep in misses)  # a partner was missing at least once
+    assert _violation(M, u) <= 1e-9
 
 
 def test_a_missing_row_stops_the_steps_and_they_resume():

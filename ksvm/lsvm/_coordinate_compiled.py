@@ -13,7 +13,7 @@ import numpy as np
 
 from .._smo_compiled import _max
 
-__all__ = ["CONVERGED", "NEED_ROW", "OUT_OF_STEPS", "coordinate_steps"]
+__all__ = ["CONVERGED", "NEED_ROW", "OUT_OF_STEPS", "coordinate_steps", "pair_steps"]
 
 #: What :func:`coordinate_steps` returns: why it stopped.
 CONVERGED, OUT_OF_STEPS, NEED_ROW = 0, 1, 3
@@ -133,6 +133,146 @@ def coordinate_steps(cache, clock, problem, inv_nu, omega, tol, steps, work, res
             _step_all(store[s], y, u, g, V, y[i] * change)
         else:
             _step_some(store[s], active, y, u, g, V, y[i] * change)
+        taken += 1
+        i, worst = _argmax(V)
+    state[1] = worst
+    state[2] = taken
+    state[3] = clock
+    return status
+
+
+@numba.njit(cache=True, inline="always")
+def _gain(a, b, c, gi, gk, movable):
+    """How much the objective falls when ``u_i, u_k`` move together to the minimum of its
+    restriction to them, bounds left out: ``h'H^{-1}h / 2`` for ``h = (g_i, g_k)`` and
+    ``H = [[a, b], [b, c]]``, the block of ``M``; doubled, as only the order counts.  0
+    if ``u_k`` cannot move (``movable`` false) or ``H`` is singular to rounding."""
+    det = a * c - b * b
+    num = c * gi * gi - 2.0 * b * gi * gk + a * gk * gk
+    return num / det if movable & (det > 1e-12 * a * c) else 0.0
+
+
+# error_model="numpy": a division by zero gives inf, as in numpy, where Numba's
+# default would test every divisor to raise; without the test the loops vectorize
+# (measured on 1,000 points: 0.9 us a pass against 2.1).
+@numba.njit(cache=True, error_model="numpy")
+def _gains_all(Ki, y, u, g, diag, i, W):
+    """``W[k]``: :func:`_gain` of the pair ``(i, k)`` on the whole problem (rows read in
+    order).  ``u_k`` can move where ``u_k > 0`` or ``g_k < 0``."""
+    a, gi, yi = diag[i], g[i], y[i]
+    for k in range(g.size):
+        gk = g[k]
+        W[k] = _gain(a, yi * y[k] * Ki[k], diag[k], gi, gk, (u[k] > 0.0) | (gk < 0.0))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _gains_some(Ki, active, y, u, g, diag, i, W):
+    """As :func:`_gains_all` on the ``active`` points (rows read through the indices)."""
+    a, gi, yi = diag[i], g[i], y[i]
+    for k in range(g.size):
+        gk = g[k]
+        W[k] = _gain(a, yi * y[k] * Ki[active[k]], diag[k], gi, gk, (u[k] > 0.0) | (gk < 0.0))
+
+
+@numba.njit(cache=True)
+def _pair_step(ui, uj, gi, gj, a, b, c):
+    """The changes ``(d_i, d_j)`` that take ``u_i, u_j`` to the minimum of the objective
+    over ``u_i, u_j >= 0``, the others fixed (``H = [[a, b], [b, c]]`` their block of
+    ``M``, ``(g_i, g_j)`` the gradient): the minimum without the bounds if it is feasible,
+    else the lower of the minima on the edges ``u_i = 0`` and ``u_j = 0``."""
+    det = a * c - b * b
+    di, dj = -(c * gi - b * gj) / det, -(a * gj - b * gi) / det
+    if ui + di >= 0.0 and uj + dj >= 0.0:
+        return di, dj
+    di1 = -ui  # on the edge u_i = 0
+    dj1 = _max(0.0, uj - (gj + b * di1) / c) - uj
+    dj2 = -uj  # on the edge u_j = 0
+    di2 = _max(0.0, ui - (gi + b * dj2) / a) - ui
+    fall1 = gi * di1 + gj * dj1 + 0.5 * (a * di1 * di1 + 2.0 * b * di1 * dj1 + c * dj1 * dj1)
+    fall2 = gi * di2 + gj * dj2 + 0.5 * (a * di2 * di2 + 2.0 * b * di2 * dj2 + c * dj2 * dj2)
+    return (di1, dj1) if fall1 <= fall2 else (di2, dj2)
+
+
+@numba.njit(cache=True)
+def _pair_all(Ki, Kj, y, u, g, V, ci, cj):
+    """``g += y (ci K_i + cj K_j)`` and the violations, on the whole problem."""
+    for k in range(g.size):
+        gk = g[k] + y[k] * (Ki[k] * ci + Kj[k] * cj)
+        g[k] = gk
+        V[k] = _violation(u[k], gk)
+
+
+@numba.njit(cache=True)
+def _pair_some(Ki, Kj, active, y, u, g, V, ci, cj):
+    """As :func:`_pair_all` on the ``active`` points."""
+    for k in range(g.size):
+        t = active[k]
+        gk = g[k] + y[k] * (Ki[t] * ci + Kj[t] * cj)
+        g[k] = gk
+        V[k] = _violation(u[k], gk)
+
+
+@numba.njit(cache=True)
+def pair_steps(cache, clock, problem, inv_nu, tol, steps, work, resume):
+    """As :func:`coordinate_steps`, but each step moves two multipliers: ``u_i`` of the point
+    of largest violation and ``u_j`` of the point whose pair with it lowers the objective
+    most without the bounds (:func:`_gains_all`), both to the minimum over
+    ``u_i, u_j >= 0`` (:func:`_pair_step`).  That lowers the objective at least as much as
+    the exact step on ``u_i`` alone, which the loop takes if no ``j`` can move.
+
+    ``work`` is ``(V, W, state)``: ``W`` a buffer as long as ``V``, ``state`` five long;
+    on ``NEED_ROW``, ``state[4]`` is the point whose row must stay in the cache while the
+    missing one is computed (``-1`` if none)."""
+    store, slot, used = cache
+    active, u, g, y, diag = problem
+    V, W, state = work
+    whole = active.size == store.shape[1] and active[0] == 0 and active[-1] == active.size - 1
+    if not resume:
+        for k in range(u.size):
+            V[k] = _violation(u[k], g[k])
+    i, worst = _argmax(V)
+    taken = 0
+    state[4] = -1
+    while True:
+        if worst <= tol:
+            status = CONVERGED
+            break
+        if taken >= steps:
+            status = OUT_OF_STEPS
+            break
+        si = slot[active[i]]
+        if si < 0:
+            state[0], status = i, NEED_ROW
+            break
+        Ki = store[si]
+        if whole:
+            _gains_all(Ki, y, u, g, diag, i, W)
+        else:
+            _gains_some(Ki, active, y, u, g, diag, i, W)
+        W[i] = 0.0
+        j, best = _argmax(W)
+        if best > 0.0:
+            sj = slot[active[j]]
+            if sj < 0:
+                state[0], state[4], status = j, i, NEED_ROW
+                break
+            b = y[i] * y[j] * Ki[active[j]]
+            di, dj = _pair_step(u[i], u[j], g[i], g[j], diag[i], b, diag[j])
+        else:  # no partner: the exact step on u_i alone
+            j, sj = i, si
+            di, dj = _max(0.0, u[i] - g[i] / diag[i]) - u[i], 0.0
+        clock += 1
+        used[si] = clock
+        used[sj] = clock
+        u[i] += di
+        g[i] += di * inv_nu
+        u[j] += dj
+        g[j] += dj * inv_nu
+        ci, cj = y[i] * di, y[j] * dj
+        if whole:
+            _pair_all(Ki, store[sj], y, u, g, V, ci, cj)
+        else:
+            _pair_some(Ki, store[sj], active, y, u, g, V, ci, cj)
         taken += 1
         i, worst = _argmax(V)
     state[1] = worst
