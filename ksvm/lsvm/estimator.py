@@ -37,8 +37,12 @@ __all__ = [
 #: points and 1.1 at 2,000; at ``nu = 1000`` 1.05 to 1.2 at 900 and 1,000 points (``M`` is
 #: the worse conditioned, the larger ``nu``; with the Gaussian kernel's effective ``nu``,
 #: :data:`NEIGHBOUR_SAMPLE`, ``nu * n`` is 27,000 at 3,000 points and ``nu = 10``, 28,000 at
-#: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).
-COORDINATE_NU = 1.0
+#: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).  Those were single steps;
+#: above 1,000 points the steps go on pairs of multipliers, which made ``nu = 10``
+#: (effective 9 to 10) faster than Newton: 0.87 to 0.90 at 2,000, 5,000 and 20,000 points,
+#: 0.74 at 50,000, 1.10 at 10,000; at effective ``nu`` 21 to 28 Newton was faster again
+#: (1.1 to 1.6 from 2,000 to 20,000 points).
+COORDINATE_NU = 10.0
 
 #: See :data:`COORDINATE_NU`.
 COORDINATE_NU_N = 30_000.0
@@ -114,11 +118,11 @@ class LagrangianSVC(BaseKernelClassifier):
         the more slowly the larger ``nu``; 'newton' is the safeguarded active-set
         method (:func:`lsvm_linear_newton`, :func:`lsvm_kernel_newton`), which
         solves (11) exactly in a few steps at any ``nu``; 'coordinate' takes greedy
-        over-relaxed steps on one multiplier at a time (:func:`lsvm_kernel_coordinate`,
+        steps on one multiplier or a pair at a time (:func:`lsvm_kernel_coordinate`,
         a named kernel PSD by theory only) to the tolerance ``tol``, which is fast
         where ``nu`` is small and ``M`` well conditioned.  'auto' takes 'coordinate'
         for such a kernel when ``nu <= COORDINATE_NU``, ``nu * n_samples <=
-        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 30,000 and 500,
+        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (10, 30,000 and 500,
         measured on the book's checkerboards), where for the Gaussian kernel either of
         the first two may hold for the effective ``1 / (1/nu + 1 - r)`` in place of
         ``nu``, ``r`` the mean kernel value at the nearest neighbour of
