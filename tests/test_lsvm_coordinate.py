@@ -209,7 +209,7 @@ def test_a_pair_step_is_the_minimum_over_the_two_bounds():
 def test_pair_steps_take_fewer_steps_where_m_is_ill_conditioned():
     G, y, k = _problem(1100)
     single = lsvm_kernel_coordinate(KernelColumns(k, G), y, 100.0, pairs=False)
-    pairs = lsvm_kernel_coordinate(KernelColumns(k, G), y, 100.0)
+    pairs = lsvm_kernel_coordinate(KernelColumns(k, G), y, 100.0, pairs=True)
     assert single.converged and pairs.converged
     assert pairs.n_iter <= single.n_iter / 2
     assert np.abs(pairs.u - single.u).max() <= 2e-2 * single.u.max()

@@ -17,7 +17,7 @@ Two points nearly the same make ``M`` ill-conditioned along their difference, wh
 single steps zigzag.  A pair step moves the worst violator together with the
 partner whose pair lowers the objective most, to the exact minimum of the 2 x 2
 problem with its bounds: on the book's checkerboards a fifth to a half as many steps
-as single ones, and fewer rows computed.
+as single ones, and above 4,000 points fewer rows computed.
 
 The letters are the book's (:mod:`ksvm.lsvm`): ``u`` is the book's ``alpha``.
 """
@@ -293,13 +293,14 @@ def lsvm_kernel_coordinate(columns, y, nu=None, max_iter=None, tol=1e-3, *, omeg
         too long when the points are far apart (``LagrangianSVC`` passes the length for
         the Gaussian kernel's effective ``nu``).
     pairs : bool or None, default=None
-        Steps on pairs of multipliers.  None means pairs unless the whole matrix is
-        computed first (up to 1,000 points) or the cache holds fewer than two rows:
-        measured, on the checkerboards of ``benchmarks/bench_lsvm_newton.py`` from
-        2,000 to 20,000 points a pair step took the place of 2 to 4 single ones and
-        fewer rows were computed (5,000 points at ``nu = 10``: 2,090 rows against
-        2,813, fit 0.85 of the time); where every row is at hand, a pair step's two
-        passes more cost what the steps save.
+        Steps on pairs of multipliers.  None means pairs where the levels of the warm
+        start compute their own rows, above 4,000 points or when the cache cannot hold
+        every row (and holds two).  Measured on the checkerboards of
+        ``benchmarks/bench_lsvm_newton.py``, a pair step took the place of 2 to 4 single
+        ones; with rows per level the pairs computed fewer (5,000 points at ``nu = 10``:
+        2,090 against 2,813, fit 0.85 of the time; 0.95 at ``nu = 1``), with rows shared
+        by the levels about as many, and a pair step's two passes more made the fit
+        slower (1.0 to 1.2 from 1,100 to 4,000 points and on 1,437 digits).
 
     Returns
     -------
@@ -355,7 +356,7 @@ def lsvm_kernel_coordinate(columns, y, nu=None, max_iter=None, tol=1e-3, *, omeg
     if columns.capacity == n <= _WHOLE_UP_TO:
         columns.fetch_all()
     if pairs is None:
-        pairs = columns.capacity >= 2 and not columns.capacity == n <= _WHOLE_UP_TO
+        pairs = columns.capacity >= 2 and not columns.capacity == n <= _SHARED_UP_TO
     elif pairs and columns.capacity < 2:
         raise ValueError("pair steps need a cache of at least two rows; raise cache_size.")
     levels = _Levels(columns, y, omega, max_iter, bool(pairs))

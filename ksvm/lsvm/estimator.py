@@ -37,11 +37,12 @@ __all__ = [
 #: points and 1.1 at 2,000; at ``nu = 1000`` 1.05 to 1.2 at 900 and 1,000 points (``M`` is
 #: the worse conditioned, the larger ``nu``; with the Gaussian kernel's effective ``nu``,
 #: :data:`NEIGHBOUR_SAMPLE`, ``nu * n`` is 27,000 at 3,000 points and ``nu = 10``, 28,000 at
-#: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).  Those were single steps;
-#: above 1,000 points the steps go on pairs of multipliers, which made ``nu = 10``
-#: (effective 9 to 10) faster than Newton: 0.87 to 0.90 at 2,000, 5,000 and 20,000 points,
-#: 0.74 at 50,000, 1.10 at 10,000; at effective ``nu`` 21 to 28 Newton was faster again
-#: (1.1 to 1.6 from 2,000 to 20,000 points).
+#: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).  Those were single steps.
+#: With the over-relaxation of the effective ``nu`` and, above 4,000 points, steps on pairs
+#: of multipliers, ``nu = 10`` (effective 9 to 10) went faster by coordinate steps: 0.86 at
+#: 3,500 points, 0.99 at 4,000, 0.87 to 0.91 at 5,000, 0.87 at 20,000 and 0.74 at 50,000
+#: (1.1 at 10,000); at effective ``nu`` 21 to 28 Newton stayed faster (1.1 to 1.6 from
+#: 2,000 to 20,000 points).
 COORDINATE_NU = 10.0
 
 #: See :data:`COORDINATE_NU`.
