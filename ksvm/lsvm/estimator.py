@@ -38,12 +38,12 @@ __all__ = [
 #: the worse conditioned, the larger ``nu``; with the Gaussian kernel's effective ``nu``,
 #: :data:`NEIGHBOUR_SAMPLE`, ``nu * n`` is 27,000 at 3,000 points and ``nu = 10``, 28,000 at
 #: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).  Those were single steps.
-#: With the over-relaxation of the effective ``nu`` and, above 4,000 points, steps on pairs
-#: of multipliers, ``nu = 10`` (effective 9 to 10) went faster by coordinate steps: 0.86 at
-#: 3,500 points, 0.99 at 4,000, 0.87 to 0.91 at 5,000, 0.87 at 20,000 and 0.74 at 50,000
-#: (1.1 at 10,000); at effective ``nu`` 21 to 28 Newton stayed faster (1.1 to 1.6 from
-#: 2,000 to 20,000 points).
-COORDINATE_NU = 10.0
+#: With pair steps above 4,000 points, ``nu = 10`` (effective 9 to 10) went faster by
+#: coordinate steps in one process (0.86 at 3,500 points, 0.87 to 0.91 at 5,000, 0.87 at
+#: 20,000; 1.1 at 10,000), but a fit in a fresh process also loads the compiled steps,
+#: 0.3 to 0.6 s with numba, which Newton below ``COMPILED_ROWS_FROM`` does not: at 20,000
+#: points that made the coordinate fit slower (1.18 of SVC's time against 0.73).
+COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
 COORDINATE_NU_N = 30_000.0
@@ -123,7 +123,7 @@ class LagrangianSVC(BaseKernelClassifier):
         a named kernel PSD by theory only) to the tolerance ``tol``, which is fast
         where ``nu`` is small and ``M`` well conditioned.  'auto' takes 'coordinate'
         for such a kernel when ``nu <= COORDINATE_NU``, ``nu * n_samples <=
-        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (10, 30,000 and 500,
+        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 30,000 and 500,
         measured on the book's checkerboards), where for the Gaussian kernel either of
         the first two may hold for the effective ``1 / (1/nu + 1 - r)`` in place of
         ``nu``, ``r`` the mean kernel value at the nearest neighbour of
@@ -261,8 +261,11 @@ class LagrangianSVC(BaseKernelClassifier):
             return X
         if params["newton"] and self._psd_by_theory():
             params["coordinate"] = self._takes_coordinate_steps(params, X)
-            if params["coordinate"] and self.kernel == "rbf":
-                params["omega"] = _relaxation(self._effective_nu(self._nu(params, X), X))
+            nu = self._nu(params, X)
+            if params["coordinate"] and self.kernel == "rbf" and nu > 1.0:
+                # (up to nu = 1 the length is that of nu, whatever the effective nu)
+                effective = params.get("effective_nu") or self._effective_nu(nu, X)
+                params["omega"] = _relaxation(effective)
             compiled = params["coordinate"] or X.shape[0] >= COMPILED_ROWS_FROM
             if compiled and self.kernel == "rbf":
                 from ..smo import _rbf_rows  # the compiled rows, as SMO's
@@ -285,7 +288,10 @@ class LagrangianSVC(BaseKernelClassifier):
         def small(nu):
             return nu <= COORDINATE_NU or nu * n <= COORDINATE_NU_N
 
-        return small(nu) or (self.kernel == "rbf" and small(self._effective_nu(nu, X)))
+        if small(nu) or self.kernel != "rbf":
+            return small(nu)
+        p["effective_nu"] = self._effective_nu(nu, X)  # for the steps' length
+        return small(p["effective_nu"])
 
     @staticmethod
     def _nu(p, X):
