@@ -286,10 +286,10 @@ def lsvm_kernel_coordinate(columns, y, nu=None, max_iter=None, tol=1e-3, *, omeg
     tol : float > 0, default=1e-3
         The largest violation accepted (as ``SVC``'s ``tol`` bounds its pair's).
     omega : float in (0, 2) or None, default=None
-        The length of each single step, relative to the minimum along the coordinate (1)
-        (pair steps go to the minimum);
-        None means 1.3 up to ``nu = 1``, rising with ``log(nu)`` to 1.6 at ``nu = 5`` and
-        1.85 from ``nu = 50``: right when ``M`` is as ill-conditioned as ``nu`` allows,
+        The length of each single step, relative to the minimum along the coordinate (1;
+        pair steps go to the minimum).  None means 1.3 up to ``nu = 1``, rising with
+        ``log(nu)`` to 1.6 at ``nu = 5`` and 1.85 from ``nu = 50``: right when ``M`` is as
+        ill-conditioned as ``nu`` allows,
         too long when the points are far apart (``LagrangianSVC`` passes the length for
         the Gaussian kernel's effective ``nu``).
     pairs : bool or None, default=None

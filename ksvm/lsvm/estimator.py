@@ -38,11 +38,12 @@ __all__ = [
 #: the worse conditioned, the larger ``nu``; with the Gaussian kernel's effective ``nu``,
 #: :data:`NEIGHBOUR_SAMPLE`, ``nu * n`` is 27,000 at 3,000 points and ``nu = 10``, 28,000 at
 #: 1,000 and ``nu = 100``, 21,000 and 38,000 at ``nu = 1000``).  Those were single steps.
-#: With pair steps above 4,000 points, ``nu = 10`` (effective 9 to 10) went faster by
-#: coordinate steps in one process (0.86 at 3,500 points, 0.87 to 0.91 at 5,000, 0.87 at
-#: 20,000; 1.1 at 10,000), but a fit in a fresh process also loads the compiled steps,
-#: 0.3 to 0.6 s with numba, which Newton below ``COMPILED_ROWS_FROM`` does not: at 20,000
-#: points that made the coordinate fit slower (1.18 of SVC's time against 0.73).
+#: With the step length of the effective ``nu`` and, above 4,000 points, steps on pairs,
+#: ``nu = 10`` (effective 9 to 10) went faster by coordinate steps in one process (0.86
+#: at 3,500 points, 0.87 to 0.91 at 5,000, 0.87 at 20,000; 1.1 at 10,000), but a fit in a
+#: fresh process also loads the compiled steps, 0.3 to 0.6 s with numba, which Newton
+#: below ``COMPILED_ROWS_FROM`` does not: at 20,000 points that made the coordinate fit
+#: slower (1.18 of SVC's time against 0.73).
 COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
