@@ -105,10 +105,11 @@ def _numpy_steps(M, u, steps, omega):
     return u
 
 
-@pytest.mark.parametrize("active", [None, "some"])
-def test_compiled_steps_are_the_plain_steps(active):
+def _steps_problem(active, nu):
+    """The rows of 120 checkerboard points, all cached, and the dual matrix of all of
+    them (``active`` None) or of 70 of them; ``u = 0`` and its ``g``."""
     G, y, k = _problem(120)
-    K, nu = k(G, G), 3.0
+    K = k(G, G)
     points = (
         np.arange(120)
         if active is None
@@ -117,8 +118,15 @@ def test_compiled_steps_are_the_plain_steps(active):
     Ky = K[np.ix_(points, points)]
     M = np.eye(points.size) / nu + y[points, None] * Ky * y[points]
     u, g = np.zeros(points.size), -np.ones(points.size)
-    V, state = np.empty(points.size), np.empty(4)
     slot, used = np.arange(120), np.zeros(120, dtype=np.int64)
+    return K, y, points, M, u, g, slot, used
+
+
+@pytest.mark.parametrize("active", [None, "some"])
+def test_compiled_steps_are_the_plain_steps(active):
+    nu = 3.0
+    K, y, points, M, u, g, slot, used = _steps_problem(active, nu)
+    V, state = np.empty(points.size), np.empty(4)
     status = coordinate_steps(
         (K, slot, used), 0, (points, u, g, y[points], np.diag(M).copy()),
         1.0 / nu, 1.3, 0.0, 25, (V, state), False,
@@ -168,18 +176,9 @@ def _numpy_pair_steps(M, u, steps):
 
 @pytest.mark.parametrize("active", [None, "some"])
 def test_compiled_pair_steps_are_the_plain_pair_steps(active):
-    G, y, k = _problem(120)
-    K, nu = k(G, G), 30.0
-    points = (
-        np.arange(120)
-        if active is None
-        else np.sort(np.random.default_rng(1).permutation(120)[:70])
-    )
-    Ky = K[np.ix_(points, points)]
-    M = np.eye(points.size) / nu + y[points, None] * Ky * y[points]
-    u, g = np.zeros(points.size), -np.ones(points.size)
+    nu = 30.0
+    K, y, points, M, u, g, slot, used = _steps_problem(active, nu)
     V, W, state = np.empty(points.size), np.empty(points.size), np.empty(5)
-    slot, used = np.arange(120), np.zeros(120, dtype=np.int64)
     status = pair_steps(
         (K, slot, used), 0, (points, u, g, y[points], np.diag(M).copy()),
         1.0 / nu, 0.0, 40, (V, W, state), False,
@@ -230,16 +229,23 @@ def test_pair_steps_need_two_rows_of_cache():
     assert r.converged and np.abs(r.u - exact).max() <= 1e-6 * exact.max()
 
 
-def test_a_missing_partner_row_keeps_the_first_row_and_resumes():
+def _three_rows_missing(nu):
+    """60 checkerboard points whose rows are cached but those of 5, 17 and 40, their dual
+    matrix, and the problem at ``u = 0`` as the compiled steps take it."""
     G, y, k = _problem(60)
-    K, nu = k(G, G), 30.0
+    K = k(G, G)
     M = dual_matrix(K, y, nu)
     slot = np.arange(60)
     slot[[5, 17, 40]] = -1
     used = np.zeros(60, dtype=np.int64)
     u, g = np.zeros(60), -np.ones(60)
+    return K, M, slot, used, u, (np.arange(60), u, g, y, np.diag(M).copy())
+
+
+def test_a_missing_partner_row_keeps_the_first_row_and_resumes():
+    nu = 30.0
+    K, M, slot, used, u, problem = _three_rows_missing(nu)
     V, W, state = np.empty(60), np.empty(60), np.empty(5)
-    problem = (np.arange(60), u, g, y, np.diag(M).copy())
     resume, misses = False, []
     while True:
         status = pair_steps((K, slot, used), 0, problem, 1 / nu, 1e-9, 10**5, (V, W, state), resume)
@@ -257,14 +263,8 @@ def test_a_missing_partner_row_keeps_the_first_row_and_resumes():
 
 
 def test_a_missing_row_stops_the_steps_and_they_resume():
-    G, y, k = _problem(60)
-    K, nu = k(G, G), 1.0
-    M = dual_matrix(K, y, nu)
-    slot = np.arange(60)
-    slot[[5, 17, 40]] = -1
-    used = np.zeros(60, dtype=np.int64)
-    u, g, V, state = np.zeros(60), -np.ones(60), np.empty(60), np.empty(4)
-    problem = (np.arange(60), u, g, y, np.diag(M).copy())
+    K, M, slot, used, u, problem = _three_rows_missing(1.0)
+    V, state = np.empty(60), np.empty(4)
     steps, resume, misses = 0, False, []
     while True:
         status = coordinate_steps(
