@@ -36,7 +36,7 @@ def _violation(M, u):
 
 @pytest.mark.parametrize("pairs", [None, True, False])
 @pytest.mark.parametrize("nu", [0.1, 1.0, 10.0])
-@pytest.mark.parametrize("m", [300, 1100])  # 1100: a warm start of two levels
+@pytest.mark.parametrize("m", [300, 2100])  # 2100: rows on demand, a warm start of three levels
 def test_reaches_the_exact_solution(m, nu, pairs):
     G, y, k = _problem(m)
     K = k(G, G)
@@ -73,6 +73,29 @@ def test_few_points_have_every_row_computed_in_one_call():
     assert calls == [_WHOLE_UP_TO] and values == _WHOLE_UP_TO**2
     calls, values = counted(_WHOLE_UP_TO + 100)  # on demand: many calls, not every row
     assert len(calls) > 1 and values < (_WHOLE_UP_TO + 100) ** 2
+
+
+def test_the_whole_matrix_is_solved_from_zero_and_rows_on_demand_from_a_warm_start(monkeypatch):
+    from ksvm.lsvm import coordinate
+
+    levels = []
+    run = coordinate._Levels.run
+
+    def spy(self, nu, points, u, tol):
+        levels.append((points.size, bool(u.any())))
+        return run(self, nu, points, u, tol)
+
+    monkeypatch.setattr(coordinate._Levels, "run", spy)
+    G, y, k = _problem(coordinate._WHOLE_UP_TO)
+    whole = lsvm_kernel_coordinate(KernelColumns(k, G), y, 10.0, tol=1e-8)
+    assert levels == [(coordinate._WHOLE_UP_TO, False)]  # one level, from u = 0
+    levels.clear()
+    few_rows = KernelColumns(k, G, cache_size=8 * G.shape[0] * 600 / 2**20)  # 600 rows
+    warm = lsvm_kernel_coordinate(few_rows, y, 10.0, tol=1e-8)
+    sizes = [size for size, _ in levels]
+    assert sizes == sorted(sizes) and sizes[-1] == G.shape[0] and len(sizes) >= 3
+    assert levels[-1][1]  # the top level starts from the lower ones' solution
+    assert np.abs(warm.u - whole.u).max() <= 1e-6 * whole.u.max()
 
 
 @pytest.mark.parametrize("omega", [0.7, 1.0, 1.3, 1.9])
@@ -308,8 +331,8 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     small = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU).fit(X, y)
     newton = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU, solver="newton").fit(X, y)
     middle = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU_N / 1200).fit(X, y)
-    large = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X, y)
-    assert large._effective_nu(100.0, X) * 1200 > COORDINATE_NU_N  # near neighbours: Newton
+    large = LagrangianSVC(kernel="rbf", gamma=100, nu=1000.0).fit(X, y)
+    assert large._effective_nu(1000.0, X) * 1200 > COORDINATE_NU_N  # near neighbours: Newton
     assert small.solver_ == "coordinate" and newton.solver_ == "newton"
     assert middle.solver_ == "coordinate" and large.solver_ == "newton"
     few = COORDINATE_UP_TO  # gamma = 10: nearest neighbours at 0.995, nu stays large
@@ -319,7 +342,7 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     assert np.abs(small.u_ - newton.u_).max() <= 1e-2 * newton.u_.max()
     assert abs(small.score(X_test, y_test) - newton.score(X_test, y_test)) <= 2e-3
     assert np.array_equal(small.support_, np.flatnonzero(small.u_ > 0))
-    assert small.n_kernel_rows_ < 1200
+    assert small.n_kernel_rows_ == 1200  # the whole matrix, up to 2,000 points
 
 
 def test_effective_nu_is_that_of_the_nearest_neighbours_kernel_values():

@@ -33,9 +33,10 @@ from .working_set import _plus_minus_one
 __all__ = ["lsvm_kernel_coordinate"]
 
 
-#: Above this many points the steps start from the solution on a random half of them.
-#: (Measured: 250 computed fewer rows at 1,000 and 2,000 points than the Newton
-#: solver's 500, whose last half, solved from zero, moves nearly every point once.)
+#: Above this many points the steps start from the solution on a random half of them,
+#: unless the whole matrix is computed first (:data:`_WHOLE_UP_TO`).  (Measured: 250
+#: computed fewer rows at 1,000 and 2,000 points than the Newton solver's 500, whose last
+#: half, solved from zero, moves nearly every point once.)
 _WARM_START_SIZE = 250
 
 #: Up to this many points, when the cache holds every row, every level reads whole rows
@@ -45,12 +46,15 @@ _WARM_START_SIZE = 250
 _SHARED_UP_TO = 4000
 
 #: Up to this many points, when the cache holds every row, the whole matrix is computed
-#: before the first step, in one call of the kernel.  The steps read about half of the
-#: rows, but fetched as the steps ask for them they cost a dozen calls and as many returns
-#: from the compiled loop.  Measured, fit time whole / on demand: 0.64 to 0.95 from 300 to
-#: 1,000 points (checkerboards at ``nu`` 1 to 1000, 455 points of the breast cancer set,
-#: 600 and 1,000 digits), 1.06 to 1.26 on 1,438 digits and 2,000 checkerboard points.
-_WHOLE_UP_TO = 1000
+#: before the first step, in one call of the kernel, and the steps start from ``u = 0``:
+#: a warm start saves rows, and when none are left to save its levels cost steps (at 1,000
+#: points and ``nu = 1000``, 18,294 steps with it against 10,670 from zero).  Measured,
+#: fit time whole and from zero / on demand from the warm start, on the checkerboards of
+#: ``benchmarks/bench_lsvm_newton.py`` (``nu`` 1 to 1000): 0.65 to 0.71 at 1,000 points,
+#: 0.64 to 0.67 at 1,200 and 1,500, 0.86 to 0.93 at 2,000; 0.75 to 0.90 on 455 points of
+#: the breast cancer set and 0.66 to 0.77 on 1,437 digits (``gamma='scale'``); at 2,500
+#: points 0.93 at ``nu = 1``, but 1.14 at ``nu = 10``.
+_WHOLE_UP_TO = 2000
 
 #: A warm start's levels below the top stop at this violation: they only predict.
 _START_TOL = 0.5
@@ -95,9 +99,9 @@ class _Levels:
     rows when the solve starts, those caches take its memory (and leave it empty).
     ``kernel_values`` counts the kernel values computed."""
 
-    def __init__(self, columns, y, omega, budget, pairs=False):
+    def __init__(self, columns, y, omega, budget, pairs=False, warm=True):
         self.columns, self.y, self.omega, self.budget = columns, y, omega, budget
-        self.pairs = pairs
+        self.pairs, self.warm = pairs, warm
         self.diagonal = np.asarray(columns.diagonal, dtype=float)
         self.steps_taken = 0
         self.kernel_values = 0
@@ -243,10 +247,10 @@ class _Levels:
         ``_WARM_START_SIZE`` points, from the solution on a random half of them with
         ``nu`` scaled as the Newton solver's warm start scales it
         (:meth:`ksvm.lsvm.working_set._WorkingSets.warm_start_set`), solved only to
-        ``_START_TOL``."""
+        ``_START_TOL``; from zero if not ``warm``."""
         n = points.size
         u = np.zeros(n)
-        if n > _WARM_START_SIZE:
+        if self.warm and n > _WARM_START_SIZE:
             half = np.sort(np.random.default_rng(0).permutation(n)[: n // 2])
             u[half], _, _ = self.solve(nu * n / half.size, points[half], max(tol, _START_TOL))
         converged, g = self.run(nu, points, u, tol)
@@ -266,11 +270,12 @@ def lsvm_kernel_coordinate(columns, y, nu=None, max_iter=None, tol=1e-3, *, omeg
     ``u_j`` whose pair with it lowers the objective most without the bounds,
     ``(M_jj g_i^2 - 2 M_ij g_i g_j + M_ii g_j^2) / (M_ii M_jj - M_ij^2)`` (as libsvm's
     second-order choice of its pair), both to their exact minimum over
-    ``u_i, u_j >= 0``.  Above 250 points the steps start from the
-    solution on a random half of the points (found the same way, to a violation
-    of 0.5), so that the rows computed are mostly those of support vectors.  Up to
-    1,000 points, if the cache holds every row, the whole matrix is computed first,
-    in one call of the kernel: cheaper there than fetching the rows as the steps ask.
+    ``u_i, u_j >= 0``.  Up to 2,000 points, if the cache holds every row, the
+    whole matrix is computed first, in one call of the kernel, and the steps start
+    from zero: cheaper there than fetching the rows as the steps ask.  Otherwise,
+    above 250 points, the steps start from the solution on a random half of the
+    points (found the same way, to a violation of 0.5), so that the rows computed
+    are mostly those of support vectors.
 
     Parameters
     ----------
@@ -353,13 +358,14 @@ def lsvm_kernel_coordinate(columns, y, nu=None, max_iter=None, tol=1e-3, *, omeg
     if not 0.0 < omega < 2.0:
         raise ValueError(f"omega must lie in (0, 2) for the steps to converge; got {omega!r}.")
     rows_before = columns.n_rows_computed
-    if columns.capacity == n <= _WHOLE_UP_TO:
+    whole = columns.capacity == n <= _WHOLE_UP_TO
+    if whole:
         columns.fetch_all()
     if pairs is None:
         pairs = columns.capacity >= 2 and not columns.capacity == n <= _SHARED_UP_TO
     elif pairs and columns.capacity < 2:
         raise ValueError("pair steps need a cache of at least two rows; raise cache_size.")
-    levels = _Levels(columns, y, omega, max_iter, bool(pairs))
+    levels = _Levels(columns, y, omega, max_iter, bool(pairs), warm=not whole)
     u, converged, g = levels.solve(nu, np.arange(n), tol)
     worst = _worst(u, g)
     if not converged:

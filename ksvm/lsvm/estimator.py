@@ -43,11 +43,16 @@ __all__ = [
 #: at 3,500 points, 0.87 to 0.91 at 5,000, 0.87 at 20,000; 1.1 at 10,000), but a fit in a
 #: fresh process also loads the compiled steps, 0.3 to 0.6 s with numba, which Newton
 #: below ``COMPILED_ROWS_FROM`` does not: at 20,000 points that made the coordinate fit
-#: slower (1.18 of SVC's time against 0.73).
+#: slower (1.18 of SVC's time against 0.73).  Up to 2,000 points the coordinate steps now
+#: start from zero on the whole matrix, which made them faster where ``nu`` is large
+#: (coordinate / Newton, effective ``nu * n`` in brackets: 1,000 points at ``nu = 1000``
+#: (38,000) 0.68, 1,200 at 1000 (46,000) 0.64, 1,500 at 1000 (67,000) 0.83; but 1,800 at
+#: 100 (72,000) 1.02, 2,000 at 50 (59,000) 1.18); on rows fetched on demand, 4,000 points
+#: at ``nu = 10`` (36,000) were level.  Hence 40,000.
 COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
-COORDINATE_NU_N = 30_000.0
+COORDINATE_NU_N = 40_000.0
 
 #: Up to this many points ``solver='auto'`` takes coordinate steps at every ``nu``: the
 #: Newton solver starts there with every point free (its warm start begins above 500
@@ -124,7 +129,7 @@ class LagrangianSVC(BaseKernelClassifier):
         a named kernel PSD by theory only) to the tolerance ``tol``, which is fast
         where ``nu`` is small and ``M`` well conditioned.  'auto' takes 'coordinate'
         for such a kernel when ``nu <= COORDINATE_NU``, ``nu * n_samples <=
-        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 30,000 and 500,
+        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 40,000 and 500,
         measured on the book's checkerboards), where for the Gaussian kernel either of
         the first two may hold for the effective ``1 / (1/nu + 1 - r)`` in place of
         ``nu``, ``r`` the mean kernel value at the nearest neighbour of
