@@ -18,6 +18,7 @@ block among it) lives in :mod:`ksvm.kernels`.
 
 import numpy as np
 
+from . import _memory
 from ._validation import check_matrix, check_positive
 from .kernels import block_rows, make_kernel
 
@@ -98,8 +99,8 @@ class KernelColumns:
         self.m = m = self.X.shape[0]
         self.capacity = int(min(m, max(1, self.cache_size * 2**20 // (8 * max(m, 1)))))
         # The store: one row per slot, allocated whole but only touched as it fills
-        # (the operating system maps pages on first write).
-        self._store = np.empty((self.capacity, m))
+        # (the operating system maps pages on first write, small ones: ksvm._memory).
+        self._store = _memory.empty((self.capacity, m))
         self._slot = np.full(m, -1, dtype=np.intp)  # point -> slot, -1 if not cached
         self._owner = np.full(self.capacity, -1, dtype=np.intp)  # slot -> point
         self._used = np.zeros(self.capacity, dtype=np.int64)  # last use, for LRU

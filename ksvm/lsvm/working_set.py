@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .. import _memory
 from .._validation import encode_binary_labels
 from .block import BlockSolver
 from .newton import _WARM_START_SIZE, active_set
@@ -77,12 +78,13 @@ class KeptMemory:
 
     def take(self, size):
         """An empty float64 array of ``size`` values: the kept block if it is large
-        enough (it is then no longer kept), else a new one."""
+        enough (it is then no longer kept), else a new one (in small pages:
+        :mod:`ksvm._memory`)."""
         block = self._block
         if block is not None and block.size >= size:
             self._block = None
             return block[:size]
-        return np.empty(size)
+        return _memory.empty(size)
 
     def give(self, array):
         """Keep the memory of ``array`` (from :meth:`take`, no longer used) if it is the
