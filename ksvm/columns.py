@@ -45,6 +45,11 @@ class KernelColumns:
     cache_size : float > 0, default=200.0
         Megabytes the cached rows may take (libsvm's and ``SVC``'s
         ``cache_size``).  At least one row is always kept.
+    memory : object or None, default=None
+        Where the cache takes its memory from and :meth:`release` gives it back to:
+        any object with ``take(size)`` and ``give(array)``, such as
+        :class:`ksvm.lsvm.KeptMemory`, so that a cache made after this one reuses its
+        pages.  None: new memory, in small pages (:mod:`ksvm._memory`).
 
     Attributes
     ----------
@@ -90,7 +95,7 @@ class KernelColumns:
     3
     """
 
-    def __init__(self, kernel, X, *, cache_size=200.0):
+    def __init__(self, kernel, X, *, cache_size=200.0, memory=None):
         if not callable(kernel):
             raise ValueError(f"kernel must be a callable k(X, Y), got {kernel!r}.")
         self.X = check_matrix(X, "X")
@@ -99,8 +104,12 @@ class KernelColumns:
         self.m = m = self.X.shape[0]
         self.capacity = int(min(m, max(1, self.cache_size * 2**20 // (8 * max(m, 1)))))
         # The store: one row per slot, allocated whole but only touched as it fills
-        # (the operating system maps pages on first write, small ones: ksvm._memory).
-        self._store = _memory.empty((self.capacity, m))
+        # (the operating system maps pages on first write, small ones: ksvm._memory),
+        # or memory that an earlier cache touched (a page fault saved per 4 KB)
+        size = self.capacity * m
+        self._memory = memory
+        store = _memory.empty(size) if memory is None else memory.take(size)
+        self._store = store.reshape(self.capacity, m)
         self._slot = np.full(m, -1, dtype=np.intp)  # point -> slot, -1 if not cached
         self._owner = np.full(self.capacity, -1, dtype=np.intp)  # slot -> point
         self._used = np.zeros(self.capacity, dtype=np.int64)  # last use, for LRU
@@ -210,7 +219,21 @@ class KernelColumns:
         self._used[slots] = self._clock
         self._filled = max(self._filled, int(slots.max()) + 1 if slots.size else 0)
 
+    def release(self):
+        """Give the cache's memory back to ``memory`` (if given) and empty the cache for
+        good: any later use raises ValueError.  The rows it held go with the memory."""
+        if self._memory is not None and self._store is not None:
+            self._memory.give(self._store)
+        self._store = None
+        self._slot[:] = -1
+        self._filled = 0
+
+    def _live(self):
+        if self._store is None:
+            raise ValueError("this cache has been released; make a new KernelColumns.")
+
     def _index(self, idx):
+        self._live()
         idx = np.asarray(idx, dtype=np.intp).ravel()
         if idx.size and (idx.min() < -self.m or idx.max() >= self.m):
             raise ValueError(
@@ -259,6 +282,7 @@ class KernelColumns:
         ValueError
             If the cache cannot hold every row (``capacity < m``).
         """
+        self._live()
         if self.capacity < self.m:
             raise ValueError(
                 f"the cache holds {self.capacity} of the {self.m} rows; raise cache_size to "
@@ -277,7 +301,7 @@ class KernelColumns:
         which only a later call that computes rows can make it do.
         """
         slot = self._slot[i]
-        if slot < 0:
+        if slot < 0 or self._store is None:
             self.rows([i])
             slot = self._slot[i]
         self._clock += 1

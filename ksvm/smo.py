@@ -69,7 +69,7 @@ from ._validation import (
     optional,
 )
 from .base import BaseKernelClassifier, Solution
-from .columns import _FILL_ROWS, KernelColumns
+from .columns import _FILL_ROWS
 from .kernels import RBFBlock
 
 # run_smo, SMOStep, GramRows and CachedRows are the loop that smo and smo_rows run (written
@@ -509,7 +509,8 @@ class SoftMarginSVC(BaseKernelClassifier):
         kept; ``'gram'`` otherwise).
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by ``solver='rows'`` (scikit-learn's
-        ``SVC(cache_size=...)``, libsvm's ``-m``).
+        ``SVC(cache_size=...)``, libsvm's ``-m``).  The estimator keeps that memory
+        (the pages the rows touched) for its next fit; a clone starts without it.
 
     Attributes
     ----------
@@ -609,7 +610,7 @@ class SoftMarginSVC(BaseKernelClassifier):
         self.solver_ = self._solver(params, X)
         if self.solver_ == "rows":
             if self.kernel == "rbf":
-                return KernelColumns(_rbf_rows(self._gamma, X), X, cache_size=params["cache_size"])
+                return self._row_cache(_rbf_rows(self._gamma, X), X, params["cache_size"])
             return self._kernel_columns(X, params["cache_size"])
         if self.kernel == "rbf":  # the rows' formula, a block of rows at a time
             return _rbf_gram(self._gamma, X)

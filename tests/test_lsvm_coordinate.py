@@ -448,6 +448,7 @@ def test_estimator_coordinate_needs_a_kernel_whose_rows_it_computes():
 
 
 def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch):
+    from ksvm import base
     from ksvm._rbf_compiled import RBFFewFeatures
     from ksvm.lsvm import estimator
 
@@ -456,12 +457,12 @@ def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch)
     seen = []
     monkeypatch.setattr(estimator, "COMPILED_ROWS_FROM", 900)
 
-    class Spy(estimator.KernelColumns):
+    class Spy(base.KernelColumns):
         def __init__(self, kernel, X, **kwargs):
             seen.append(kernel)
             super().__init__(kernel, X, **kwargs)
 
-    monkeypatch.setattr(estimator, "KernelColumns", Spy)
+    monkeypatch.setattr(base, "KernelColumns", Spy)  # where the estimators make their rows
     compiled = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0).fit(X, y)
     assert compiled.solver_ == "newton" and isinstance(seen[0], RBFFewFeatures)
     assert np.abs(compiled.u_ - blocks.u_).max() <= 1e-9 * blocks.u_.max()

@@ -47,6 +47,45 @@ def test_the_row_cache_and_the_kept_workspace_take_their_memory_from_it(monkeypa
 
     monkeypatch.setattr(_memory, "empty", spy)
     columns = KernelColumns(lambda A, B: A @ B.T, np.ones((30, 2)))
-    assert made == [(columns.capacity, 30)]
+    assert made == [columns.capacity * 30]
     block = KeptMemory().take(100)
     assert made[-1] == 100 and block.size == 100
+
+
+def test_a_cache_takes_its_memory_from_memory_and_release_gives_it_back():
+    kept = KeptMemory(limit=np.inf)
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    first = KernelColumns(lambda A, B: A @ B.T, X, memory=kept)
+    first.fetch_all()
+    assert np.allclose(first.rows([3]), X[3] @ X.T)
+    first.release()
+    assert kept.nbytes == 8 * 40 * 40
+    for use in (lambda: first.rows([0]), first.fetch_all, lambda: first.row(1)):
+        with pytest.raises(ValueError, match="released"):
+            use()
+    second = KernelColumns(lambda A, B: A @ B.T, X, memory=kept)
+    assert kept.nbytes == 0  # taken again: the same pages
+    assert not second.cached(np.arange(40)).any()  # no row of the first is taken for one
+    assert np.allclose(second.rows([5, 7]), X[[5, 7]] @ X.T)
+
+
+@pytest.mark.parametrize("make", ["smo", "lsvm"])
+def test_estimators_keep_their_rows_memory_from_fit_to_fit(make):
+    import pickle
+
+    from ksvm import LagrangianSVC, SoftMarginSVC
+    from ksvm.datasets import make_checkerboard
+
+    X, y = make_checkerboard(600, seed=0)
+    if make == "smo":
+        model = SoftMarginSVC(kernel="rbf", gamma=10.0, C=10.0, solver="rows", cache_size=1)
+    else:
+        model = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, cache_size=1)
+    first = model.fit(X, y).decision_function(X)
+    kept = model._kept_rows
+    assert kept.nbytes == 8 * 600 * (2**20 // (8 * 600))  # the 1 MB store, given back
+    block = kept._block
+    second = model.fit(X, y).decision_function(X)
+    assert model._kept_rows._block is block  # the same memory, no new pages
+    np.testing.assert_array_equal(first, second)
+    assert "_kept_rows" not in pickle.loads(pickle.dumps(model)).__dict__

@@ -153,9 +153,10 @@ class LagrangianSVC(BaseKernelClassifier):
         The solver's ``max_iter``; None means its default (100, the authors';
         ``max(10**6, 100 n_samples)`` coordinate steps).
     cache_size : float > 0, default=200.0
-        Megabytes of kernel rows kept by the Newton solver when it computes them
-        on demand (as ``SVC``'s ``cache_size``); rows that do not fit are computed
-        again when needed.
+        Megabytes of kernel rows kept by the Newton solver or the coordinate steps
+        when they compute them on demand (as ``SVC``'s ``cache_size``); rows that do
+        not fit are computed again when needed.  The estimator keeps that memory (the
+        pages the rows touched) for its next fit; a clone starts without it.
 
     Attributes
     ----------
@@ -276,7 +277,7 @@ class LagrangianSVC(BaseKernelClassifier):
             if compiled and self.kernel == "rbf":
                 from ..smo import _rbf_rows  # the compiled rows, as SMO's
 
-                return KernelColumns(_rbf_rows(self._gamma, X), X, cache_size=params["cache_size"])
+                return self._row_cache(_rbf_rows(self._gamma, X), X, params["cache_size"])
             return self._kernel_columns(X, params["cache_size"])
         return super()._training_data(X, params)
 
