@@ -213,8 +213,10 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         keeps from one fit to the next (:meth:`fit` releases it).  A new cache's memory
         costs a page fault per 4 KB at its first touch; libsvm's rows, allocated a row
         at a time, come back from the allocator at the next fit without any.  Measured
-        (``ksvm.smo.SoftMarginSVC``, 5,000 noisy points, repeated fits): 48,800 faults a
-        fit and 203 ms with new memory, none and 155 ms with the kept memory."""
+        (``ksvm.smo.SoftMarginSVC``, 5,000 noisy points at ``C = 1``, repeated fits):
+        48,800 faults and 203 ms a fit with new memory in small pages, 800 faults and
+        155 ms in numpy's huge pages (:mod:`ksvm._memory`), none and 117 ms with the
+        memory kept."""
         from .lsvm.working_set import KeptMemory  # ksvm.lsvm imports this module
 
         kept = getattr(self, "_kept_rows", None)
