@@ -331,8 +331,9 @@ def test_estimator_auto_takes_coordinate_steps_at_small_nu():
     small = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU).fit(X, y)
     newton = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU, solver="newton").fit(X, y)
     middle = LagrangianSVC(kernel="rbf", gamma=100, nu=COORDINATE_NU_N / 1200).fit(X, y)
-    large = LagrangianSVC(kernel="rbf", gamma=100, nu=1000.0).fit(X, y)
-    assert large._effective_nu(1000.0, X) * 1200 > COORDINATE_NU_N  # near neighbours: Newton
+    X_2, y_2 = make_checkerboard(2000, seed=0)  # at 1200 points every nu is below the rule
+    large = LagrangianSVC(kernel="rbf", gamma=100, nu=100.0).fit(X_2, y_2)
+    assert large._effective_nu(100.0, X_2) * 2000 > COORDINATE_NU_N  # near neighbours: Newton
     assert small.solver_ == "coordinate" and newton.solver_ == "newton"
     assert middle.solver_ == "coordinate" and large.solver_ == "newton"
     few = COORDINATE_UP_TO  # gamma = 10: nearest neighbours at 0.995, nu stays large
@@ -453,7 +454,7 @@ def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch)
     from ksvm.lsvm import estimator
 
     X, y = make_checkerboard(900, seed=3)
-    blocks = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0).fit(X, y)
+    blocks = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0, solver="newton").fit(X, y)
     seen = []
     monkeypatch.setattr(estimator, "COMPILED_ROWS_FROM", 900)
 
@@ -463,6 +464,6 @@ def test_newton_on_many_points_computes_rows_by_the_compiled_kernel(monkeypatch)
             super().__init__(kernel, X, **kwargs)
 
     monkeypatch.setattr(base, "KernelColumns", Spy)  # where the estimators make their rows
-    compiled = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0).fit(X, y)
+    compiled = LagrangianSVC(kernel="rbf", gamma=30, nu=100.0, solver="newton").fit(X, y)
     assert compiled.solver_ == "newton" and isinstance(seen[0], RBFFewFeatures)
     assert np.abs(compiled.u_ - blocks.u_).max() <= 1e-9 * blocks.u_.max()

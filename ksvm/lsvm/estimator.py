@@ -47,12 +47,14 @@ __all__ = [
 #: start from zero on the whole matrix, which made them faster where ``nu`` is large
 #: (coordinate / Newton, effective ``nu * n`` in brackets: 1,000 points at ``nu = 1000``
 #: (38,000) 0.68, 1,200 at 1000 (46,000) 0.64, 1,500 at 1000 (67,000) 0.83; but 1,800 at
-#: 100 (72,000) 1.02, 2,000 at 50 (59,000) 1.18); on rows fetched on demand, 4,000 points
-#: at ``nu = 10`` (36,000) were level.  Hence 40,000.
+#: 100 (72,000) 1.02, 2,000 at 50 (59,000) 1.18, 2,000 at 30 (42,000) 0.98 to 1.18); on
+#: rows fetched on demand and pair steps, 4,000 points at ``nu = 10`` (36,000) 1.00 to
+#: 1.07, 4,500 (42,000) 0.98, 5,000 (47,000) 0.81 to 0.83, with the row cache's memory
+#: kept from fit to fit.  Hence 50,000.
 COORDINATE_NU = 1.0
 
 #: See :data:`COORDINATE_NU`.
-COORDINATE_NU_N = 40_000.0
+COORDINATE_NU_N = 50_000.0
 
 #: Up to this many points ``solver='auto'`` takes coordinate steps at every ``nu``: the
 #: Newton solver starts there with every point free (its warm start begins above 500
@@ -129,7 +131,7 @@ class LagrangianSVC(BaseKernelClassifier):
         a named kernel PSD by theory only) to the tolerance ``tol``, which is fast
         where ``nu`` is small and ``M`` well conditioned.  'auto' takes 'coordinate'
         for such a kernel when ``nu <= COORDINATE_NU``, ``nu * n_samples <=
-        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 40,000 and 500,
+        COORDINATE_NU_N`` or ``n_samples <= COORDINATE_UP_TO`` (1, 50,000 and 500,
         measured on the book's checkerboards), where for the Gaussian kernel either of
         the first two may hold for the effective ``1 / (1/nu + 1 - r)`` in place of
         ``nu``, ``r`` the mean kernel value at the nearest neighbour of
