@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _memory
 from ._validation import (
     check_degree,
     check_finite_real,
@@ -209,27 +210,15 @@ class BaseKernelClassifier(ClassifierMixin, BaseEstimator):
         return self._row_cache(self._kernel_function(), self._kernel_points(X), cache_size)
 
     def _row_cache(self, kernel, points, cache_size):
-        """A :class:`KernelColumns` of ``kernel`` on ``points`` whose memory this estimator
-        keeps from one fit to the next (:meth:`fit` releases it).  A new cache's memory
-        costs a page fault per 4 KB at its first touch; libsvm's rows, allocated a row
-        at a time, come back from the allocator at the next fit without any.  Measured
-        (``ksvm.smo.SoftMarginSVC``, 5,000 noisy points at ``C = 1``, repeated fits):
-        48,800 faults and 203 ms a fit with new memory in small pages, 800 faults and
-        155 ms in numpy's huge pages (:mod:`ksvm._memory`), none and 117 ms with the
-        memory kept."""
-        from .lsvm.working_set import KeptMemory  # ksvm.lsvm imports this module
-
-        kept = getattr(self, "_kept_rows", None)
-        if kept is None:
-            kept = self._kept_rows = KeptMemory(limit=np.inf)  # cache_size bounds it
-        return KernelColumns(kernel, points, cache_size=cache_size, memory=kept)
-
-    def __getstate__(self):
-        """The state to pickle (or deep-copy): the fitted model without the memory kept
-        for the next fit's kernel rows."""
-        state = dict(super().__getstate__())  # a copy: object's may be __dict__ itself
-        state.pop("_kept_rows", None)
-        return state
+        """A :class:`KernelColumns` of ``kernel`` on ``points`` in the memory that the
+        process keeps for the caches of kernel rows (``ksvm.columns.kept_rows``), which
+        :meth:`fit` gives back: a new cache's memory costs a page fault per 4 KB at its
+        first touch, and libsvm's rows, allocated a row at a time, come back from the
+        allocator at the next fit without any.  Measured (``ksvm.smo.SoftMarginSVC``,
+        5,000 noisy points at ``C = 1``, repeated fits): 48,800 faults and 203 ms a fit
+        with new memory in small pages, 800 faults and 155 ms in numpy's huge pages,
+        none and 117 ms with the memory kept."""
+        return KernelColumns(kernel, points, cache_size=cache_size, memory=_memory.ROWS)
 
     def _kernel_points(self, X):
         """The points the kernel compares: the rows of ``X``, unless a subclass

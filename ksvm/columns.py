@@ -22,7 +22,14 @@ from . import _memory
 from ._validation import check_matrix, check_positive
 from .kernels import block_rows, make_kernel
 
-__all__ = ["KernelColumns"]
+__all__ = ["KernelColumns", "kept_rows"]
+
+#: The memory that the estimators' caches of kernel rows are made in, kept by the process
+#: from one fit to the next, as the C library keeps libsvm's rows: at most one cache's
+#: ``cache_size`` megabytes, of which only the pages its rows touched are resident.
+#: ``kept_rows.nbytes`` is what it keeps now; ``kept_rows.clear()`` gives it back to the
+#: system.  A cache made with ``memory=kept_rows`` takes it (:class:`KernelColumns`).
+kept_rows = _memory.ROWS
 
 #: Rows computed per kernel call when filling free slots: a block small enough to
 #: stay in a core's cache between the passes of the kernel (its product, its
@@ -47,9 +54,10 @@ class KernelColumns:
         ``cache_size``).  At least one row is always kept.
     memory : object or None, default=None
         Where the cache takes its memory from and :meth:`release` gives it back to:
-        any object with ``take(size)`` and ``give(array)``, such as
-        :class:`ksvm.lsvm.KeptMemory`, so that a cache made after this one reuses its
-        pages.  None: new memory, in small pages (:mod:`ksvm._memory`).
+        any object with ``take(size)`` and ``give(array)``, such as :data:`kept_rows`
+        or a :class:`ksvm.lsvm.KeptMemory`, so that a cache made after this one reuses
+        its pages.  None: new memory, without huge pages (numpy asks for them for large
+        arrays, and where memory is fragmented the system compacts it to find them).
 
     Attributes
     ----------

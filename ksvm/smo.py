@@ -509,8 +509,10 @@ class SoftMarginSVC(BaseKernelClassifier):
         kept; ``'gram'`` otherwise).
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by ``solver='rows'`` (scikit-learn's
-        ``SVC(cache_size=...)``, libsvm's ``-m``).  The estimator keeps that memory
-        (the pages the rows touched) for its next fit; a clone starts without it.
+        ``SVC(cache_size=...)``, libsvm's ``-m``).  After the fit the process keeps
+        that memory (the pages the rows touched) for the next fit's rows, as the C
+        library keeps libsvm's; ``ksvm.columns.kept_rows.clear()`` gives it back to the
+        system.
 
     Attributes
     ----------

@@ -69,23 +69,41 @@ def test_a_cache_takes_its_memory_from_memory_and_release_gives_it_back():
     assert np.allclose(second.rows([5, 7]), X[[5, 7]] @ X.T)
 
 
+def test_a_kept_block_is_taken_once():
+    kept = _memory.KeptBlock(limit=8 * 100)
+    kept.give(np.empty(100))
+    first, second = kept.take(50), kept.take(50)
+    assert not np.shares_memory(first, second) and kept.nbytes == 0
+    kept.give(np.empty(101))  # over the limit: not kept
+    assert kept.nbytes == 0
+    kept.give(first)  # its whole block comes back
+    assert kept.nbytes == 800
+    kept.clear()
+    assert kept.nbytes == 0
+
+
 @pytest.mark.parametrize("make", ["smo", "lsvm"])
-def test_estimators_keep_their_rows_memory_from_fit_to_fit(make):
-    import pickle
+def test_fits_take_their_rows_memory_from_the_one_before(make, monkeypatch):
+    from sklearn.base import clone
 
     from ksvm import LagrangianSVC, SoftMarginSVC
     from ksvm.datasets import make_checkerboard
 
+    monkeypatch.setattr(_memory, "ROWS", _memory.KeptBlock(limit=np.inf))  # this test's own
     X, y = make_checkerboard(600, seed=0)
     if make == "smo":
         model = SoftMarginSVC(kernel="rbf", gamma=10.0, C=10.0, solver="rows", cache_size=1)
     else:
         model = LagrangianSVC(kernel="rbf", gamma=10.0, nu=10.0, cache_size=1)
     first = model.fit(X, y).decision_function(X)
-    kept = model._kept_rows
-    assert kept.nbytes == 8 * 600 * (2**20 // (8 * 600))  # the 1 MB store, given back
-    block = kept._block
-    second = model.fit(X, y).decision_function(X)
-    assert model._kept_rows._block is block  # the same memory, no new pages
-    np.testing.assert_array_equal(first, second)
-    assert "_kept_rows" not in pickle.loads(pickle.dumps(model)).__dict__
+    assert _memory.ROWS.nbytes == 8 * 600 * (2**20 // (8 * 600))  # the 1 MB store, given back
+    block = _memory.ROWS._block
+    again = clone(model).fit(X, y)  # a new estimator: the same memory, no new pages
+    assert _memory.ROWS._block is block
+    np.testing.assert_array_equal(first, again.decision_function(X))
+
+
+def test_the_public_name_is_the_process_memory():
+    from ksvm import columns
+
+    assert columns.kept_rows is _memory.ROWS

@@ -157,8 +157,9 @@ class LagrangianSVC(BaseKernelClassifier):
     cache_size : float > 0, default=200.0
         Megabytes of kernel rows kept by the Newton solver or the coordinate steps
         when they compute them on demand (as ``SVC``'s ``cache_size``); rows that do
-        not fit are computed again when needed.  The estimator keeps that memory (the
-        pages the rows touched) for its next fit; a clone starts without it.
+        not fit are computed again when needed.  After the fit the process keeps that
+        memory (the pages the rows touched) for the next fit's rows, as the C library
+        keeps libsvm's; ``ksvm.columns.kept_rows.clear()`` gives it back to the system.
 
     Attributes
     ----------

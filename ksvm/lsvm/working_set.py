@@ -47,7 +47,7 @@ def _capacity(n):
     return int(np.ceil(_WORKSPACE_ROOM * n))
 
 
-class KeptMemory:
+class KeptMemory(_memory.KeptBlock):
     """One block of memory kept from one use to the next: the largest given back, if it
     is at most ``limit`` bytes (None: the largest workspace, 61 MB).
 
@@ -59,8 +59,7 @@ class KeptMemory:
     :class:`~ksvm.lsvm.LagrangianSVC` keeps its own from one fit to the next (repeated
     fits of one estimator, such as a benchmark's, take the same block).
 
-    Not thread-safe: it serves one fit at a time, as its owner does.  Dropping it (or
-    :meth:`clear`) gives the memory back to the system.
+    Dropping it (or :meth:`clear`) gives the memory back to the system.
 
     Examples
     --------
@@ -71,36 +70,8 @@ class KeptMemory:
     """
 
     def __init__(self, limit=None):
-        self.limit = (
-            8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2 if limit is None else limit
-        )
-        self._block = None
-
-    def take(self, size):
-        """An empty float64 array of ``size`` values: the kept block if it is large
-        enough (it is then no longer kept), else a new one (in small pages:
-        :mod:`ksvm._memory`)."""
-        block = self._block
-        if block is not None and block.size >= size:
-            self._block = None
-            return block[:size]
-        return _memory.empty(size)
-
-    def give(self, array):
-        """Keep the memory of ``array`` (from :meth:`take`, no longer used) if it is the
-        largest given and within the limit."""
-        block = array if array.base is None else array.base
-        if block.nbytes <= self.limit and (self._block is None or block.size >= self._block.size):
-            self._block = block
-
-    def clear(self):
-        """Keep nothing."""
-        self._block = None
-
-    @property
-    def nbytes(self):
-        """Bytes kept now."""
-        return 0 if self._block is None else self._block.nbytes
+        default = 8 * _WORKSPACE_SLOTS * _capacity(_WORKSPACE_SIZE) ** 2
+        super().__init__(default if limit is None else limit)
 
 
 class _Workspace:
