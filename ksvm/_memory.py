@@ -59,8 +59,8 @@ class KeptBlock:
 
     def take(self, size):
         """An empty float64 array of ``size`` values: the kept block if it is large
-        enough (it is then no longer kept), else a new one, in small pages
-        (:func:`empty`)."""
+        enough (it is then no longer kept), else a new one, without numpy's
+        huge-page advice."""
         with self._lock:
             block = self._block
             if block is not None and block.size >= size:
